@@ -1,0 +1,69 @@
+# kvscope — build, serve and test.
+#   make serve   build the page and serve it on http://localhost:$(PORT)
+#   make test    every test: vet, native, wasm under Node, browser (Chromium)
+GO        ?= go
+PORT      ?= 8080
+GOROOT    := $(shell $(GO) env GOROOT)
+WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
+MODEL_SRC ?= ../shared/models/stories260K.gguf
+CHROMIUM  ?= /usr/bin/chromium
+
+# Packages free of Ebiten and syscall/js: tested natively and as wasm.
+PURE_PKGS    := ./core/... ./viz/view/...
+# Packages that only build for the browser (Ebiten without cgo, syscall/js).
+JS_PKGS      := ./viz/... ./wasm/...
+BROWSER_PKGS := ./wasm/e2e/...
+GO_SOURCES   := $(shell find core viz wasm -name '*.go' 2>/dev/null) go.mod go.sum
+
+.PHONY: all build serve model test vet test-native test-wasm test-browser chromium bench screenshot clean
+
+all: build
+
+build: static/main.wasm static/wasm_exec.js
+
+static/main.wasm: $(GO_SOURCES)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $@ ./wasm
+
+static/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
+	cp $< $@
+
+# The test model is placed beside the page when it is available; the page
+# also accepts a file the visitor picks.
+model:
+	@if [ -f "$(MODEL_SRC)" ]; then cp "$(MODEL_SRC)" static/stories260K.gguf; \
+	else echo "note: $(MODEL_SRC) not found; real-model mode will ask for a .gguf file"; fi
+
+serve: build model
+	$(GO) run ./wasm/serve -dir static -addr localhost:$(PORT)
+
+vet:
+	@unformatted=$$(gofmt -l core viz wasm); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet $(PURE_PKGS)
+	GOOS=js GOARCH=wasm $(GO) vet $(JS_PKGS)
+
+test-native:
+	$(GO) test -count=1 $(PURE_PKGS)
+
+test-wasm:
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" $(PURE_PKGS)
+
+# Debian's Chromium, installed when missing (CI starts from a clean machine).
+chromium:
+	@command -v $(CHROMIUM) >/dev/null 2>&1 || { \
+	  echo "installing chromium"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test-browser: chromium build model
+	@if [ -d wasm/e2e ]; then KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 $(BROWSER_PKGS); \
+	else echo "no browser tests yet"; fi
+
+test: vet test-native test-wasm test-browser
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem $(PURE_PKGS)
+
+screenshot: chromium build model
+	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_SCREENSHOT=$(CURDIR)/static/screenshot-page.png $(GO) test -count=1 -run TestScreenshot $(BROWSER_PKGS)
+
+clean:
+	rm -f static/main.wasm static/wasm_exec.js static/*.gguf

@@ -1,0 +1,441 @@
+package kv
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+var errFull = errors.New("kv: store is full")
+
+// Role is what a cached token is to its head.
+type Role uint8
+
+// Roles of cached tokens.
+const (
+	Kept   Role = iota // kept by a policy that names no role
+	Sink               // pinned attention sink
+	Recent             // inside the recent (or SnapKV observation) window
+	Heavy              // kept for its score
+)
+
+// head is one key/value head's cache: its tokens in position order.
+type head struct {
+	pos          []int32   // original positions, ascending
+	kslot, vslot []int     // slots in the key and value stores
+	score        []float64 // accumulated attention (H2O, Seed000, SnapKV)
+	attn         []float32 // this step's attention, averaged over the head's query heads
+	norm         []float32 // L2 norm of the key as it arrived (Knorm, Chunk)
+	evictedAt    []int32   // per position: the position being decoded when it left; -1 if never
+	keys, values Store
+}
+
+// Layer is the compressed cache of one layer: KVHeads heads, each holding
+// the tokens its policy keeps. It is not safe for concurrent use.
+type Layer struct {
+	cfg   Config
+	group int // query heads per kv head
+	heads []head
+	rng   *rand.Rand
+	src   *rand.PCG
+
+	last      int // last position appended; -1 before the first
+	inPrompt  bool
+	promptEnd int // first position after the prompt; -1 while in the prompt
+
+	// scratch, sized once
+	w      []float32 // per query head: weights over its kv head's tokens (Heads × capacity)
+	logits []float32 // capacity
+	vbuf   []float32 // capacity × Dim: one head's values, read once per step
+	obsQ   []float32 // SnapKV: the last Recent queries (ring, Recent × Heads × Dim)
+	obsPos []int32   // positions of those queries
+}
+
+// NewLayer returns an empty cache for cfg, or the reason cfg is invalid.
+// All memory the layer will use is allocated here.
+func NewLayer(cfg Config) (*Layer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	capacity := cfg.capacity()
+	l := &Layer{cfg: cfg, group: cfg.Heads / cfg.KVHeads, heads: make([]head, cfg.KVHeads)}
+	l.src = rand.NewPCG(cfg.Seed, 0x6b7673636f7065) // "kvscope"
+	l.rng = rand.New(l.src)
+	mk := func(m StoreMaker) (Store, error) {
+		if m == nil {
+			return newExact(cfg.Dim, capacity)
+		}
+		return m(cfg.Dim, capacity)
+	}
+	for g := range l.heads {
+		h := &l.heads[g]
+		h.pos = make([]int32, 0, capacity)
+		h.kslot = make([]int, 0, capacity)
+		h.vslot = make([]int, 0, capacity)
+		h.score = make([]float64, 0, capacity)
+		h.attn = make([]float32, 0, capacity)
+		h.norm = make([]float32, 0, capacity)
+		h.evictedAt = make([]int32, cfg.MaxTokens)
+		var err error
+		if h.keys, err = mk(cfg.Keys); err != nil {
+			return nil, fmt.Errorf("kv: key store: %w", err)
+		}
+		if h.values, err = mk(cfg.Values); err != nil {
+			return nil, fmt.Errorf("kv: value store: %w", err)
+		}
+	}
+	l.w = make([]float32, cfg.Heads*capacity)
+	l.logits = make([]float32, capacity)
+	l.vbuf = make([]float32, capacity*cfg.Dim)
+	if cfg.Policy == SnapKV {
+		l.obsQ = make([]float32, cfg.Recent*cfg.Heads*cfg.Dim)
+		l.obsPos = make([]int32, cfg.Recent)
+	}
+	l.Reset()
+	return l, nil
+}
+
+// Config returns the layer's configuration.
+func (l *Layer) Config() Config { return l.cfg }
+
+// Reset empties the cache and restarts the Random policy's generator, so a
+// replay from position 0 makes the same decisions.
+func (l *Layer) Reset() {
+	for g := range l.heads {
+		h := &l.heads[g]
+		h.pos, h.kslot, h.vslot = h.pos[:0], h.kslot[:0], h.vslot[:0]
+		h.score, h.attn, h.norm = h.score[:0], h.attn[:0], h.norm[:0]
+		for i := range h.evictedAt {
+			h.evictedAt[i] = -1
+		}
+		h.keys.Reset()
+		h.values.Reset()
+	}
+	l.src.Seed(l.cfg.Seed, 0x6b7673636f7065)
+	l.last = -1
+	l.inPrompt = l.cfg.MaxPrompt > 0
+	l.promptEnd = -1
+	for i := range l.obsPos {
+		l.obsPos[i] = -1
+	}
+}
+
+// Len returns the number of tokens head g holds.
+func (l *Layer) Len(g int) int { return len(l.heads[g].pos) }
+
+// Positions returns head g's cached positions in ascending order. The
+// slice is the layer's own: valid until the next call that changes the cache.
+func (l *Layer) Positions(g int) []int32 { return l.heads[g].pos }
+
+// Scores returns head g's accumulated scores, aligned with Positions.
+func (l *Layer) Scores(g int) []float64 { return l.heads[g].score }
+
+// Attention returns the attention of the last Step over head g's tokens,
+// averaged over the query heads that read it, aligned with Positions.
+func (l *Layer) Attention(g int) []float32 { return l.heads[g].attn }
+
+// EvictedAt returns, for every position, the position being decoded when
+// head g evicted it, or -1 if it was never evicted.
+func (l *Layer) EvictedAt(g int) []int32 { return l.heads[g].evictedAt }
+
+// Slots returns the key and value store slots of head g's i-th token.
+func (l *Layer) Slots(g, i int) (kslot, vslot int) { return l.heads[g].kslot[i], l.heads[g].vslot[i] }
+
+// Stores returns head g's key and value stores.
+func (l *Layer) Stores(g int) (keys, values Store) { return l.heads[g].keys, l.heads[g].values }
+
+// IndexBytes is the memory of the index map from cached tokens to their
+// original positions: 4 bytes per cached token, per head (or once for all
+// heads when the decision is shared). A Full cache needs no index map.
+func (l *Layer) IndexBytes() int64 {
+	if l.cfg.Policy == Full {
+		return 0
+	}
+	if l.cfg.sharedDecision() {
+		return 4 * int64(len(l.heads[0].pos))
+	}
+	var n int64
+	for g := range l.heads {
+		n += 4 * int64(len(l.heads[g].pos))
+	}
+	return n
+}
+
+// Role returns the role of head g's i-th cached token.
+func (l *Layer) Role(g, i int) Role {
+	h := &l.heads[g]
+	p := int(h.pos[i])
+	if l.cfg.Policy == SnapKV {
+		switch {
+		case l.promptEnd < 0 || p >= l.promptEnd:
+			return Kept
+		case p >= l.promptEnd-l.cfg.Recent:
+			return Recent
+		}
+		return Heavy
+	}
+	if l.cfg.keepsSinks() && p < l.cfg.Sink {
+		return Sink
+	}
+	if l.cfg.keepsRecent() && i >= len(h.pos)-l.recentCount(h) {
+		return Recent
+	}
+	if l.cfg.Policy == H2O || l.cfg.Policy == Seed000 {
+		return Heavy
+	}
+	return Kept
+}
+
+// sinkCount is the number of head h's leading tokens that are sinks.
+func (l *Layer) sinkCount(h *head) int {
+	if !l.cfg.keepsSinks() {
+		return 0
+	}
+	n := 0
+	for n < len(h.pos) && int(h.pos[n]) < l.cfg.Sink {
+		n++
+	}
+	return n
+}
+
+// recentCount is the number of head h's trailing tokens in the recent window.
+func (l *Layer) recentCount(h *head) int {
+	if !l.cfg.keepsRecent() {
+		return 0
+	}
+	return min(l.cfg.Recent, len(h.pos)-l.sinkCount(h))
+}
+
+func checkFinite(name string, x []float32) error {
+	for _, v := range x {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("kv: %s holds %v", name, v)
+		}
+	}
+	return nil
+}
+
+// appendToken stores the token at pos in every head with score 0.
+func (l *Layer) appendToken(pos int, k, v []float32) error {
+	cfg := &l.cfg
+	if len(k) != cfg.KVHeads*cfg.Dim || len(v) != cfg.KVHeads*cfg.Dim {
+		return fmt.Errorf("kv: key and value need %d elements, got %d and %d", cfg.KVHeads*cfg.Dim, len(k), len(v))
+	}
+	if pos <= l.last || pos >= cfg.MaxTokens {
+		return fmt.Errorf("kv: position %d out of order or beyond max tokens %d (last %d)", pos, cfg.MaxTokens, l.last)
+	}
+	if err := checkFinite("key", k); err != nil {
+		return err
+	}
+	if err := checkFinite("value", v); err != nil {
+		return err
+	}
+	if l.inPrompt && pos >= cfg.MaxPrompt {
+		l.EndPrompt()
+	}
+	for g := range l.heads {
+		h := &l.heads[g]
+		if len(h.pos) == cap(h.pos) {
+			return fmt.Errorf("kv: head %d is full (%d tokens); call EndPrompt after the prompt", g, cap(h.pos))
+		}
+		kg, vg := k[g*cfg.Dim:(g+1)*cfg.Dim], v[g*cfg.Dim:(g+1)*cfg.Dim]
+		ks, err := h.keys.Append(kg)
+		if err != nil {
+			return fmt.Errorf("kv: head %d keys: %w", g, err)
+		}
+		vs, err := h.values.Append(vg)
+		if err != nil {
+			_ = h.keys.Evict(ks)
+			return fmt.Errorf("kv: head %d values: %w", g, err)
+		}
+		var n float64
+		for _, x := range kg {
+			n += float64(x) * float64(x)
+		}
+		h.pos = append(h.pos, int32(pos))
+		h.kslot = append(h.kslot, ks)
+		h.vslot = append(h.vslot, vs)
+		h.score = append(h.score, 0)
+		h.attn = append(h.attn, 0)
+		h.norm = append(h.norm, float32(math.Sqrt(n)))
+	}
+	l.last = pos
+	return nil
+}
+
+// Step decodes the token at position pos: it stores its key and value
+// (k, v: KVHeads×Dim, head-major), computes every query head's attention
+// over the stored cache (q, out: Heads×Dim), feeds the weights to the
+// policy and evicts. Positions must increase. While the prompt lasts
+// (positions < MaxPrompt, until EndPrompt) nothing is evicted, except by
+// Seed000, which knows no prompt. Step costs O(Heads·Len·Dim) and
+// allocates nothing.
+func (l *Layer) Step(pos int, q, k, v, out []float32) error {
+	cfg := &l.cfg
+	if len(q) != cfg.Heads*cfg.Dim || len(out) != cfg.Heads*cfg.Dim {
+		return fmt.Errorf("kv: query and output need %d elements, got %d and %d", cfg.Heads*cfg.Dim, len(q), len(out))
+	}
+	if err := checkFinite("query", q); err != nil {
+		return err
+	}
+	if err := l.appendToken(pos, k, v); err != nil {
+		return err
+	}
+	l.attend(q, out)
+	l.observe(q, pos)
+	l.accumulate()
+	l.evict(pos)
+	return nil
+}
+
+// attend computes each query head's softmax attention over its kv head's
+// stored tokens, writes the outputs and averages the weights per kv head.
+func (l *Layer) attend(q, out []float32) {
+	cfg := &l.cfg
+	capacity := len(l.logits)
+	scale := float32(1 / math.Sqrt(float64(cfg.Dim)))
+	for g := range l.heads {
+		h := &l.heads[g]
+		n := len(h.pos)
+		for i := 0; i < n; i++ {
+			h.values.Read(h.vslot[i], l.vbuf[i*cfg.Dim:(i+1)*cfg.Dim])
+			h.attn[i] = 0
+		}
+		for r := 0; r < l.group; r++ {
+			qh := g*l.group + r
+			w := l.w[qh*capacity : qh*capacity+n]
+			h.keys.Dots(q[qh*cfg.Dim:(qh+1)*cfg.Dim], h.kslot, w)
+			softmax(w, scale)
+			o := out[qh*cfg.Dim : (qh+1)*cfg.Dim]
+			clear(o)
+			for i, wi := range w {
+				vi := l.vbuf[i*cfg.Dim : (i+1)*cfg.Dim]
+				for j := range o {
+					o[j] += wi * vi[j]
+				}
+				h.attn[i] += wi / float32(l.group)
+			}
+		}
+	}
+}
+
+// softmax replaces x by softmax(scale·x).
+func softmax(x []float32, scale float32) {
+	if len(x) == 0 {
+		return
+	}
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	var s float32
+	for i, v := range x {
+		e := float32(math.Exp(float64((v - m) * scale)))
+		x[i] = e
+		s += e
+	}
+	for i := range x {
+		x[i] /= s
+	}
+}
+
+// accumulate adds this step's attention to the scores, as the policy wants.
+func (l *Layer) accumulate() {
+	switch l.cfg.Policy {
+	case H2O:
+		// The new token keeps the attention it received in its own step.
+		for g := range l.heads {
+			h := &l.heads[g]
+			for i, a := range h.attn {
+				h.score[i] += float64(a)
+			}
+		}
+	case Seed000:
+		// Seed 000 feeds the attention over the cache before the new token:
+		// per query head that is the same softmax without the last entry,
+		// renormalized. It is averaged over all heads of the layer; the new
+		// token enters with score 0.
+		capacity := len(l.logits)
+		h0 := &l.heads[0]
+		n := len(h0.pos)
+		for qh := 0; qh < l.cfg.Heads; qh++ {
+			w := l.w[qh*capacity : qh*capacity+n-1]
+			var rest float64
+			for _, a := range w {
+				rest += float64(a)
+			}
+			if rest <= 0 {
+				continue
+			}
+			f := 1 / (rest * float64(l.cfg.Heads))
+			for i, a := range w {
+				h0.score[i] += float64(a) * f
+			}
+		}
+		for g := 1; g < len(l.heads); g++ {
+			copy(l.heads[g].score, h0.score)
+		}
+	case TOVA:
+		for g := range l.heads {
+			h := &l.heads[g]
+			for i, a := range h.attn {
+				h.score[i] = float64(a)
+			}
+		}
+	}
+}
+
+// Update is Step driven the way seed 000's simulation drives its cache:
+// the caller supplies attention weights instead of a query. attn[qh] holds
+// query head qh's weights over its kv head's tokens as they were *before*
+// this token (nil or empty slices for the first token); they are averaged
+// over the query heads sharing a kv head (over all heads for shared
+// decisions) and added to the scores, then the token is appended with
+// score 0 and the policy evicts. It allocates nothing.
+func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
+	if attn != nil && len(attn) != l.cfg.Heads {
+		return fmt.Errorf("kv: need attention for %d heads, got %d", l.cfg.Heads, len(attn))
+	}
+	for qh, w := range attn {
+		if len(w) != 0 && len(w) != len(l.heads[qh/l.group].pos) {
+			return fmt.Errorf("kv: head %d attention has %d weights for %d cached tokens", qh, len(w), len(l.heads[qh/l.group].pos))
+		}
+		if err := checkFinite("attention", w); err != nil {
+			return err
+		}
+	}
+	for qh, w := range attn {
+		g := qh / l.group
+		h := &l.heads[g]
+		div := float64(l.group)
+		if l.cfg.sharedDecision() {
+			div = float64(l.cfg.Heads)
+		}
+		for i, a := range w {
+			if l.cfg.sharedDecision() {
+				for gg := range l.heads {
+					l.heads[gg].score[i] += float64(a) / div
+				}
+			} else {
+				h.score[i] += float64(a) / div
+			}
+			if l.cfg.Policy == TOVA {
+				h.attn[i] = a
+			}
+		}
+	}
+	if err := l.appendToken(pos, k, v); err != nil {
+		return err
+	}
+	if l.cfg.Policy == TOVA {
+		for g := range l.heads {
+			h := &l.heads[g]
+			for i, a := range h.attn {
+				h.score[i] = float64(a)
+			}
+		}
+	}
+	l.evict(pos)
+	return nil
+}

@@ -1,0 +1,105 @@
+package sim
+
+// Role is what a token position is to one head's cache at a given step.
+type Role uint8
+
+// Roles, in drawing order. The zero value is Future: a position not yet decoded.
+const (
+	Future  Role = iota // not decoded yet
+	Evicted             // was cached, has been evicted (see Cell.EvictedAt)
+	Sink                // an attention sink, kept unconditionally
+	Heavy               // a heavy hitter, kept for its accumulated attention
+	Recent              // inside the recent window
+	Kept                // kept by a policy that names no role (full, knorm, chunk, random, tova, snapkv)
+)
+
+// String returns the role's name as the page shows it.
+func (r Role) String() string {
+	switch r {
+	case Future:
+		return "future"
+	case Evicted:
+		return "evicted"
+	case Sink:
+		return "sink"
+	case Heavy:
+		return "heavy hitter"
+	case Recent:
+		return "recent"
+	case Kept:
+		return "kept"
+	}
+	return "unknown"
+}
+
+// Storage says how a cached token's key and value are held.
+type Storage uint8
+
+// Storage kinds. The zero value, NotStored, is used for evicted and future positions.
+const (
+	NotStored Storage = iota
+	Full              // float32 or FP16, uncompressed (including a quantizer's FP16 residual window)
+	Quantized         // integer codes with scale and zero point
+	LowRank           // rank-r coefficients (possibly quantized)
+)
+
+// Cell is one (head, position) of a snapshot.
+type Cell struct {
+	Role      Role
+	Storage   Storage
+	EvictedAt int32   // step at which the token left the cache; -1 while cached or future
+	Score     float32 // the policy's accumulated score (0 for policies without one)
+	Attn      float32 // attention the current query gives this token through the compressed cache
+	AttnFull  float32 // attention the current query gives it over the uncompressed history
+	KErr      float32 // relative L2 error of the stored key, ‖k − k̂‖/‖k‖ (0 when stored exactly)
+}
+
+// Memory itemizes the bytes a cache really holds.
+type Memory struct {
+	Payload  int64 // quantized codes (packed) or stored floats of compressed tokens
+	Meta     int64 // scales and zero points
+	Residual int64 // FP16 residual window and other uncompressed tokens
+	Factors  int64 // low-rank bases
+	Index    int64 // original positions / index maps of kept tokens
+	Holes    int64 // bytes held by evicted tokens inside blocks that cannot yet be freed
+}
+
+// Total is the sum of every item.
+func (m Memory) Total() int64 {
+	return m.Payload + m.Meta + m.Residual + m.Factors + m.Index + m.Holes
+}
+
+// Metrics are the fidelity measures of one step, averaged over heads.
+type Metrics struct {
+	KErr   float64 // relative Frobenius error of the stored keys
+	VErr   float64 // relative Frobenius error of the stored values
+	OutErr float64 // ‖o − ô‖/‖o‖ of the attention output against the uncompressed cache
+	Mass   float64 // attention mass (under full attention) on tokens still cached
+	KL     float64 // KL(full ‖ compressed) attention, in nats
+	Bias   float64 // mean signed error of q·k over cached tokens caused by storage
+}
+
+// Snapshot is everything a viewer needs to draw one step of one layer
+// without recomputing anything. A Snapshot is reused between steps: a
+// viewer that keeps one must copy it.
+type Snapshot struct {
+	Step   int // tokens in the history: positions 0..Step-1 exist
+	Prompt int // prompt (prefill) length
+	Layer  int // the layer shown
+	Layers int
+	Heads  int    // key/value heads of the layer
+	Cells  []Cell // Heads × Step, row-major: Cells[h*Step+p]
+
+	Mem        Memory // what the compressed cache holds (all layers, all heads)
+	FullBytes  int64  // FP16 bytes of the uncompressed history (all layers, all heads)
+	EvictBytes int64  // FP16 bytes of the tokens eviction keeps, before storage compression
+
+	Metrics Metrics   // this step
+	History []Metrics // one per step so far (sparklines)
+
+	Tokens []string // real-model mode: the text of each position; nil for synthetic streams
+}
+
+// Cell returns the cell of head h at position p.
+// It panics if h or p is out of range, like an index expression.
+func (s *Snapshot) Cell(h, p int) *Cell { return &s.Cells[h*s.Step+p] }
