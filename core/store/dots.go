@@ -1,0 +1,138 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/kvscope/kvscope/core/quant"
+)
+
+// Dots sets dst[i] = q·x̂ for the token in slots[i], where x̂ is what Read
+// returns, computed from the stored codes without dequantizing them. Scale
+// and zero point are folded into the query once per call instead of into
+// every stored value:
+//
+//   - per token / per group: q·x̂ = s·Σ q_i c_i + m·Σ q_i, with Σ q_i over
+//     each group computed once per call;
+//   - per channel (calibrated, or per sealed block): q'_i = q_i·s_i and
+//     Σ q_i m_i once per call and block, then q·x̂ = Σ q'_i c_i + Σ q_i m_i;
+//   - low rank: the query is projected once, q_r = B·q, and dotted with the
+//     stored coefficients (the same rules apply to quantized coefficients);
+//   - FP16 residual tokens are dotted in full dimension.
+//
+// It equals dequantize-then-dot up to float32 rounding. It panics if len(q)
+// is not Dim, len(dst) differs from len(slots), or a slot holds no token. It
+// allocates nothing; its cost is O(Rank·Dim) for the projection plus, per
+// token, O(stored dimension) (O(Dim) for residual tokens).
+func (s *Store) Dots(q []float32, slots []int, dst []float32) {
+	if len(q) != s.dim || len(dst) != len(slots) {
+		panic(fmt.Sprintf("store: Dots with %d query values (want %d) and %d slots for %d results",
+			len(q), s.dim, len(slots), len(dst)))
+	}
+	qs := q
+	if s.basis != nil {
+		qs = s.qs
+		for r := range qs {
+			var d float32
+			for k, b := range s.basis[r*s.dim : (r+1)*s.dim] {
+				d += b * q[k]
+			}
+			qs[r] = d
+		}
+	}
+	s.prepare(qs)
+	for i, slot := range slots {
+		switch s.state[slot] {
+		case slotFree:
+			panic(fmt.Sprintf("store: Dots over free slot %d", slot))
+		case slotResidual:
+			dst[i] = dotFP16(q, s.resRow(slot))
+		default:
+			dst[i] = s.dotSealed(qs, slot)
+		}
+	}
+}
+
+// prepare computes the per-call query folds of the mode.
+func (s *Store) prepare(qs []float32) {
+	switch s.mode {
+	case modeToken:
+		for g := range s.groups {
+			var t float32
+			for _, v := range qs[g*s.gsize : (g+1)*s.gsize] {
+				t += v
+			}
+			s.qsum[g] = t
+		}
+	case modeFixed:
+		var c float32
+		for j, v := range qs {
+			p := s.chPar[j%len(s.chPar)]
+			s.qch[j] = v * p.Scale
+			c += v * p.Min
+		}
+		s.qconst[0] = c
+	case modeChannel:
+		s.call++
+		if s.call == 0 { // wrapped: invalidate every stamp
+			clear(s.stamp)
+			s.call = 1
+		}
+	}
+}
+
+// dotSealed returns qs·x̂ for a sealed slot, in stored coordinates.
+func (s *Store) dotSealed(qs []float32, slot int) float32 {
+	sd := s.sdim
+	switch s.mode {
+	case modeF32:
+		var t float32
+		for j, v := range s.f32[slot*sd : (slot+1)*sd] {
+			t += qs[j] * v
+		}
+		return t
+	case modeF16:
+		return dotFP16(qs, s.f16[slot*sd:(slot+1)*sd])
+	case modeFixed:
+		return quant.DotPacked(s.qch, s.codeRow(slot), s.cfg.Bits) + s.qconst[0]
+	case modeChannel:
+		b := int(s.block[slot])
+		qb := s.qch[b*sd : (b+1)*sd]
+		if s.stamp[b] != s.call {
+			var c float32
+			for j, p := range s.chPar[b*sd : (b+1)*sd] {
+				qb[j] = qs[j] * p.Scale
+				c += qs[j] * p.Min
+			}
+			s.qconst[b] = c
+			s.stamp[b] = s.call
+		}
+		return quant.DotPacked(qb, s.codeRow(slot), s.cfg.Bits) + s.qconst[b]
+	}
+	// modeToken
+	par := s.tokPar[slot*s.groups : (slot+1)*s.groups]
+	row := s.codeRow(slot)
+	var t float32
+	if s.aligned {
+		gb := s.gsize * s.cfg.Bits / 8
+		for g, p := range par {
+			c := quant.DotPacked(qs[g*s.gsize:(g+1)*s.gsize], row[g*gb:(g+1)*gb], s.cfg.Bits)
+			t += p.Scale*c + p.Min*s.qsum[g]
+		}
+		return t
+	}
+	quant.Unpack(s.cbuf, row, s.cfg.Bits)
+	for g, p := range par {
+		c := quant.DotCodes(qs[g*s.gsize:(g+1)*s.gsize], s.cbuf[g*s.gsize:(g+1)*s.gsize])
+		t += p.Scale*c + p.Min*s.qsum[g]
+	}
+	return t
+}
+
+// dotFP16 returns Σ q_i·h_i for FP16 bits h.
+func dotFP16(q []float32, h []uint16) float32 {
+	var t float32
+	for i, v := range h {
+		t += q[i] * fp16(v)
+	}
+	return t
+}

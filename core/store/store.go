@@ -1,0 +1,539 @@
+// Package store holds one attention head's cached keys (or values) at a
+// chosen precision, addressed by slot, and reports the bytes it really holds.
+//
+// The eviction layer decides which tokens stay; a Store decides how they are
+// kept: float32, FP16, or b-bit integer codes with FP16 params per token,
+// per group of channels, per channel or per tensor, optionally behind an
+// FP16 residual window of the newest tokens (KIVI) and optionally reduced to
+// coefficients on a low-rank basis. Scores are computed from the codes
+// directly (Dots), folding scale and zero point into the query.
+//
+// A Store preallocates everything in New; Append, Evict, Read and Dots
+// allocate nothing. A Store is not safe for concurrent use.
+package store
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kvscope/kvscope/core/quant"
+)
+
+// slot states
+const (
+	slotFree uint8 = iota
+	slotResidual
+	slotSealed
+)
+
+// mode is how sealed tokens are held.
+type mode uint8
+
+const (
+	modeF32     mode = iota // float32 values
+	modeF16                 // FP16 values
+	modeToken               // codes, params per token group (PerToken, PerGroup)
+	modeFixed               // codes, fixed calibrated params (PerTensor, PerChannel)
+	modeChannel             // codes, per-channel params per block of tokens (online PerChannel)
+)
+
+// none marks an absent slot or block in the int32 links.
+const none = -1
+
+// Store holds up to a fixed number of vectors of one head. Each live token
+// has a slot, returned by Append and valid until Evict or Reset; slots are
+// reused. See Config for the storage choices.
+type Store struct {
+	cfg      Config
+	mode     mode
+	dim      int // input dimension
+	sdim     int // stored dimension: Rank with a basis, else dim
+	capacity int
+	rowBytes int       // payload bytes of one compressed token
+	basis    []float32 // sdim×dim, FP16-rounded; nil without a basis
+
+	// Per slot.
+	state  []uint8
+	f32    []float32      // capacity×sdim (modeF32)
+	f16    []uint16       // capacity×sdim (modeF16)
+	codes  []byte         // capacity×rowBytes (code modes)
+	tokPar []quant.Params // capacity×groups (modeToken)
+	res    []uint16       // capacity×dim FP16 residual rows
+	block  []int32        // sealed slot's block (modeChannel)
+
+	free []int32 // free slots, popped from the end
+
+	// Residual FIFO, oldest first: a doubly linked list through the slots.
+	next, prev []int32
+	head, tail int32
+	nres       int
+	hold       int // tokens the residual keeps: Residual
+	seal       int // tokens sealed together: GroupSize for modeChannel, else 1
+
+	// Token groups (modeToken).
+	groups, gsize int
+	aligned       bool // every group's codes start on a byte boundary
+
+	// Channel params: modeFixed keeps one block (1 or sdim params, the
+	// calibration); modeChannel keeps blocks of sdim params.
+	chPar      []quant.Params // blocks×sdim (modeChannel) or the calibration's params (modeFixed)
+	blockLive  []int32
+	blockHoles []int32
+	freeBlocks []int32
+
+	// Counters.
+	live, sealed, blocks, holes int
+
+	// Scratch, sized in New.
+	vec    []float32 // dim
+	coef   []float32 // sdim
+	cbuf   []uint8   // sdim codes
+	blk    []float32 // seal×sdim coefficients of a block being sealed
+	bslots []int32   // seal slots of a block being sealed
+	qs     []float32 // sdim: the query in stored coordinates
+	qsum   []float32 // groups: Σ qs over each group (modeToken)
+	qch    []float32 // blocks×sdim (modeChannel) or sdim (modeFixed): qs ⊙ scales
+	qconst []float32 // per block: Σ qs ⊙ mins
+	stamp  []uint32  // per block: call on which qch was filled
+	call   uint32
+}
+
+// New returns an empty Store for vectors of dim values holding at most
+// capacity tokens at once, with every buffer allocated. It returns an error
+// if cfg.Validate(dim) does or capacity < 1.
+//
+// With online PerChannel, a block seals only when GroupSize tokens older than
+// the residual window are live together; a capacity below GroupSize+Residual
+// therefore keeps every token in FP16.
+func New(cfg Config, dim, capacity int) (*Store, error) {
+	if err := cfg.Validate(dim); err != nil {
+		return nil, err
+	}
+	if capacity < 1 {
+		return nil, fmt.Errorf("store: capacity %d < 1", capacity)
+	}
+	s := &Store{cfg: cfg, dim: dim, sdim: dim, capacity: capacity, hold: cfg.Residual, seal: 1}
+	if cfg.Basis != nil {
+		s.sdim = len(cfg.Basis) / dim
+		s.basis = make([]float32, len(cfg.Basis))
+		for i, v := range cfg.Basis {
+			s.basis[i] = quant.RoundFP16(v)
+		}
+	}
+	sd := s.sdim
+	switch {
+	case cfg.Bits == 32:
+		s.mode, s.rowBytes = modeF32, 4*sd
+		s.f32 = make([]float32, capacity*sd)
+	case cfg.Bits == 16:
+		s.mode, s.rowBytes = modeF16, 2*sd
+		s.f16 = make([]uint16, capacity*sd)
+	case cfg.Calib != nil:
+		s.mode = modeFixed
+		p, err := cfg.Calib.Params(cfg.Bits)
+		if err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		s.chPar = p
+		s.qch = make([]float32, sd)
+		s.qconst = make([]float32, 1)
+	case cfg.Granularity == PerChannel:
+		s.mode, s.seal = modeChannel, cfg.GroupSize
+		nb := capacity // each live block holds at least one live token
+		s.chPar = make([]quant.Params, nb*sd)
+		s.blockLive = make([]int32, nb)
+		s.blockHoles = make([]int32, nb)
+		s.freeBlocks = make([]int32, 0, nb)
+		s.qch = make([]float32, nb*sd)
+		s.qconst = make([]float32, nb)
+		s.stamp = make([]uint32, nb)
+		s.block = make([]int32, capacity)
+		s.blk = make([]float32, min(cfg.GroupSize, capacity)*sd)
+		s.bslots = make([]int32, 0, min(cfg.GroupSize, capacity))
+	default: // PerToken, PerGroup
+		s.mode = modeToken
+		s.groups, s.gsize = 1, sd
+		if cfg.Granularity == PerGroup {
+			s.groups, s.gsize = sd/cfg.GroupSize, cfg.GroupSize
+		}
+		s.aligned = s.gsize*cfg.Bits%8 == 0
+		s.tokPar = make([]quant.Params, capacity*s.groups)
+		s.qsum = make([]float32, s.groups)
+	}
+	if s.mode >= modeToken {
+		s.rowBytes = quant.PackedLen(sd, cfg.Bits)
+		s.codes = make([]byte, capacity*s.rowBytes)
+		s.cbuf = make([]uint8, sd)
+	}
+	if s.usesResidual() {
+		s.res = make([]uint16, capacity*dim)
+	}
+	s.state = make([]uint8, capacity)
+	s.free = make([]int32, 0, capacity)
+	s.next = make([]int32, capacity)
+	s.prev = make([]int32, capacity)
+	s.vec = make([]float32, dim)
+	s.coef = make([]float32, sd)
+	s.qs = make([]float32, sd)
+	s.Reset()
+	return s, nil
+}
+
+// usesResidual reports whether tokens pass through the FP16 residual.
+func (s *Store) usesResidual() bool { return s.hold > 0 || s.mode == modeChannel }
+
+// Reset evicts every token, returning the Store to its state after New. It
+// allocates nothing.
+func (s *Store) Reset() {
+	clear(s.state)
+	s.free = s.free[:0]
+	for i := s.capacity - 1; i >= 0; i-- {
+		s.free = append(s.free, int32(i))
+	}
+	s.head, s.tail, s.nres = none, none, 0
+	if s.mode == modeChannel {
+		s.freeBlocks = s.freeBlocks[:0]
+		for b := len(s.blockLive) - 1; b >= 0; b-- {
+			s.freeBlocks = append(s.freeBlocks, int32(b))
+		}
+		clear(s.blockLive)
+		clear(s.blockHoles)
+	}
+	s.live, s.sealed, s.blocks, s.holes = 0, 0, 0, 0
+}
+
+// Len returns the number of live tokens.
+func (s *Store) Len() int { return s.live }
+
+// Cap returns the capacity given to New.
+func (s *Store) Cap() int { return s.capacity }
+
+// Dim returns the dimension of the vectors the Store takes and returns.
+func (s *Store) Dim() int { return s.dim }
+
+// Config returns the configuration given to New.
+func (s *Store) Config() Config { return s.cfg }
+
+// Append stores x, the newest token, and returns its slot. The token enters
+// the FP16 residual if there is one (which may compress the oldest residual
+// tokens) and is compressed at once otherwise.
+//
+// Append returns an error, and changes nothing, if the store is full, len(x)
+// is not Dim, or x holds NaN or Inf, or, unless Bits is 32 with no residual,
+// a value beyond ±quant.MaxFP16. It allocates nothing.
+func (s *Store) Append(x []float32) (int, error) {
+	if len(x) != s.dim {
+		return 0, fmt.Errorf("store: Append of %d values, want %d", len(x), s.dim)
+	}
+	limit := float32(math.MaxFloat32)
+	if s.cfg.Bits != 32 || s.usesResidual() {
+		limit = quant.MaxFP16
+	}
+	for _, v := range x {
+		if !(v >= -limit && v <= limit) {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return 0, fmt.Errorf("store: Append of %g", v)
+			}
+			return 0, fmt.Errorf("store: Append of %g, beyond FP16 range ±%d", v, quant.MaxFP16)
+		}
+	}
+	if len(s.free) == 0 {
+		return 0, fmt.Errorf("store: full (capacity %d)", s.capacity)
+	}
+	slot := s.free[len(s.free)-1]
+	s.free = s.free[:len(s.free)-1]
+	s.live++
+	if !s.usesResidual() {
+		s.compress(int(slot), x)
+		return int(slot), nil
+	}
+	quant.ToFP16(s.resRow(int(slot)), x)
+	s.state[slot] = slotResidual
+	s.pushResidual(slot)
+	for s.nres-s.hold >= s.seal {
+		s.sealOldest()
+	}
+	return int(slot), nil
+}
+
+// Evict removes the token in slot. Its bytes are released at once, except
+// for a token of a sealed online per-channel block that still holds live
+// tokens: its codes stay as a hole (Memory.Holes) until the whole block is
+// evicted. It returns an error if slot is out of range or free. It
+// allocates nothing.
+func (s *Store) Evict(slot int) error {
+	if slot < 0 || slot >= s.capacity || s.state[slot] == slotFree {
+		return fmt.Errorf("store: Evict of slot %d, which holds no token", slot)
+	}
+	switch s.state[slot] {
+	case slotResidual:
+		s.unlinkResidual(int32(slot))
+	case slotSealed:
+		s.sealed--
+		if s.mode == modeChannel {
+			b := s.block[slot]
+			s.blockLive[b]--
+			if s.blockLive[b] == 0 {
+				s.holes -= int(s.blockHoles[b])
+				s.blockHoles[b] = 0
+				s.blocks--
+				s.freeBlocks = append(s.freeBlocks, b)
+			} else {
+				s.blockHoles[b]++
+				s.holes++
+			}
+		}
+	}
+	s.state[slot] = slotFree
+	s.free = append(s.free, int32(slot))
+	s.live--
+	return nil
+}
+
+// Kind returns how the token in slot is held, Empty for a free slot. It
+// panics if slot is out of range.
+func (s *Store) Kind(slot int) Kind {
+	switch s.state[slot] {
+	case slotFree:
+		return Empty
+	case slotResidual:
+		return Full
+	}
+	switch {
+	case s.basis != nil:
+		return LowRank
+	case s.mode <= modeF16:
+		return Full
+	}
+	return Quantized
+}
+
+// Read sets dst to the reconstruction x̂ of the token in slot: what the
+// stored bytes decode to. It panics if len(dst) is not Dim or the slot holds
+// no token. It allocates nothing.
+func (s *Store) Read(slot int, dst []float32) {
+	if len(dst) != s.dim {
+		panic(fmt.Sprintf("store: Read into %d values, want %d", len(dst), s.dim))
+	}
+	switch s.state[slot] {
+	case slotFree:
+		panic(fmt.Sprintf("store: Read of free slot %d", slot))
+	case slotResidual:
+		quant.FromFP16(dst, s.resRow(slot))
+		return
+	}
+	if s.basis == nil {
+		s.decode(slot, dst)
+		return
+	}
+	s.decode(slot, s.coef)
+	for k := range dst {
+		dst[k] = 0
+	}
+	for r, c := range s.coef {
+		row := s.basis[r*s.dim : (r+1)*s.dim]
+		for k, b := range row {
+			dst[k] += c * b
+		}
+	}
+}
+
+// decode sets dst (sdim values) to the dequantized stored vector of a sealed
+// slot.
+func (s *Store) decode(slot int, dst []float32) {
+	sd := s.sdim
+	switch s.mode {
+	case modeF32:
+		copy(dst, s.f32[slot*sd:(slot+1)*sd])
+		return
+	case modeF16:
+		quant.FromFP16(dst, s.f16[slot*sd:(slot+1)*sd])
+		return
+	}
+	quant.Unpack(s.cbuf, s.codeRow(slot), s.cfg.Bits)
+	switch s.mode {
+	case modeToken:
+		par := s.tokPar[slot*s.groups : (slot+1)*s.groups]
+		for j, c := range s.cbuf {
+			dst[j] = par[j/s.gsize].Value(c)
+		}
+	case modeFixed:
+		for j, c := range s.cbuf {
+			dst[j] = s.chPar[j%len(s.chPar)].Value(c)
+		}
+	case modeChannel:
+		par := s.chPar[int(s.block[slot])*sd : (int(s.block[slot])+1)*sd]
+		for j, c := range s.cbuf {
+			dst[j] = par[j].Value(c)
+		}
+	}
+}
+
+// Memory returns the bytes the Store holds, itemized (see Memory). It costs
+// O(1).
+func (s *Store) Memory() Memory {
+	m := Memory{
+		Payload:  int64(s.sealed * s.rowBytes),
+		Residual: int64(s.nres * s.dim * 2),
+		Holes:    int64(s.holes * s.rowBytes),
+	}
+	if s.basis != nil {
+		m.Factors = int64(len(s.basis) * 2)
+	}
+	switch s.mode {
+	case modeToken:
+		m.Meta = int64(s.sealed * s.groups * 4)
+	case modeFixed:
+		m.Meta = int64(len(s.chPar) * 4)
+	case modeChannel:
+		m.Meta = int64(s.blocks * s.sdim * 4)
+	}
+	return m
+}
+
+func (s *Store) resRow(slot int) []uint16 { return s.res[slot*s.dim : (slot+1)*s.dim] }
+
+func (s *Store) codeRow(slot int) []byte {
+	return s.codes[slot*s.rowBytes : (slot+1)*s.rowBytes]
+}
+
+// pushResidual appends slot at the newest end of the residual FIFO.
+func (s *Store) pushResidual(slot int32) {
+	s.prev[slot], s.next[slot] = s.tail, none
+	if s.tail == none {
+		s.head = slot
+	} else {
+		s.next[s.tail] = slot
+	}
+	s.tail = slot
+	s.nres++
+}
+
+// unlinkResidual removes slot from the residual FIFO.
+func (s *Store) unlinkResidual(slot int32) {
+	p, n := s.prev[slot], s.next[slot]
+	if p == none {
+		s.head = n
+	} else {
+		s.next[p] = n
+	}
+	if n == none {
+		s.tail = p
+	} else {
+		s.prev[n] = p
+	}
+	s.nres--
+}
+
+// sealOldest compresses the s.seal oldest residual tokens.
+func (s *Store) sealOldest() {
+	if s.mode != modeChannel {
+		slot := s.head
+		s.unlinkResidual(slot)
+		quant.FromFP16(s.vec, s.resRow(int(slot)))
+		s.compress(int(slot), s.vec)
+		return
+	}
+	s.bslots = s.bslots[:0]
+	sd := s.sdim
+	for range s.seal {
+		slot := s.head
+		s.unlinkResidual(slot)
+		s.bslots = append(s.bslots, slot)
+		k := len(s.bslots) - 1
+		quant.FromFP16(s.vec, s.resRow(int(slot)))
+		s.project(s.blk[k*sd:(k+1)*sd], s.vec)
+	}
+	b := s.freeBlocks[len(s.freeBlocks)-1]
+	s.freeBlocks = s.freeBlocks[:len(s.freeBlocks)-1]
+	par := s.chPar[int(b)*sd : (int(b)+1)*sd]
+	for j := range sd {
+		lo, hi := s.blk[j], s.blk[j]
+		for k := 1; k < len(s.bslots); k++ {
+			v := s.blk[k*sd+j]
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		par[j] = mustFit(lo, hi, s.cfg.Bits)
+	}
+	for k, slot := range s.bslots {
+		for j, v := range s.blk[k*sd : (k+1)*sd] {
+			s.cbuf[j] = par[j].Code(v, s.cfg.Bits)
+		}
+		quant.Pack(s.codeRow(int(slot)), s.cbuf, s.cfg.Bits)
+		s.block[slot] = b
+		s.state[slot] = slotSealed
+	}
+	s.blockLive[b] = int32(len(s.bslots))
+	s.blockHoles[b] = 0
+	s.blocks++
+	s.sealed += len(s.bslots)
+}
+
+// compress stores x (dim values) in slot, compressed per the mode; not used
+// by modeChannel, whose tokens are sealed in blocks.
+func (s *Store) compress(slot int, x []float32) {
+	c := x
+	if s.basis != nil {
+		c = s.coef
+		s.project(c, x)
+	}
+	sd := s.sdim
+	switch s.mode {
+	case modeF32:
+		copy(s.f32[slot*sd:(slot+1)*sd], c)
+	case modeF16:
+		quant.ToFP16(s.f16[slot*sd:(slot+1)*sd], c)
+	case modeToken:
+		par := s.tokPar[slot*s.groups : (slot+1)*s.groups]
+		for g := range s.groups {
+			grp := c[g*s.gsize : (g+1)*s.gsize]
+			lo, hi := grp[0], grp[0]
+			for _, v := range grp {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+			par[g] = mustFit(lo, hi, s.cfg.Bits)
+			quant.Quantize(s.cbuf[g*s.gsize:(g+1)*s.gsize], grp, par[g], s.cfg.Bits)
+		}
+		quant.Pack(s.codeRow(slot), s.cbuf, s.cfg.Bits)
+	case modeFixed:
+		for j, v := range c {
+			s.cbuf[j] = s.chPar[j%len(s.chPar)].Code(v, s.cfg.Bits)
+		}
+		quant.Pack(s.codeRow(slot), s.cbuf, s.cfg.Bits)
+	}
+	s.state[slot] = slotSealed
+	s.sealed++
+}
+
+// project sets c (sdim values) to the stored coordinates of x: B·x with a
+// basis, x itself otherwise. Coefficients that will be held in FP16 are
+// clamped to ±quant.MaxFP16 (reachable only for vectors of norm near it).
+func (s *Store) project(c, x []float32) {
+	if s.basis == nil {
+		copy(c, x)
+		return
+	}
+	for r := range c {
+		var d float32
+		for k, b := range s.basis[r*s.dim : (r+1)*s.dim] {
+			d += b * x[k]
+		}
+		if s.mode != modeF32 {
+			d = max(-quant.MaxFP16, min(quant.MaxFP16, d))
+		}
+		c[r] = d
+	}
+}
+
+// mustFit is quant.Fit for a range the store has already checked: finite
+// and within FP16, with supported bits.
+func mustFit(lo, hi float32, bits int) quant.Params {
+	p, err := quant.Fit(lo, hi, bits)
+	if err != nil {
+		panic("store: internal error: " + err.Error())
+	}
+	return p
+}
+
+// fp16 decodes FP16 bits.
+func fp16(h uint16) float32 { return quant.FP16ToFloat32(h) }
