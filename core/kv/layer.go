@@ -47,7 +47,7 @@ type Layer struct {
 	// scratch, sized once
 	w      []float32 // per query head: weights over its kv head's tokens (Heads × capacity)
 	logits []float32 // capacity
-	vbuf   []float32 // capacity × Dim: one head's values, read once per step
+	agg    []float64 // capacity: attention averaged over all heads
 	obsQ   []float32 // SnapKV: the last Recent queries (ring, Recent × Heads × Dim)
 	obsPos []int32   // positions of those queries
 }
@@ -62,11 +62,11 @@ func NewLayer(cfg Config) (*Layer, error) {
 	l := &Layer{cfg: cfg, group: cfg.Heads / cfg.KVHeads, heads: make([]head, cfg.KVHeads)}
 	l.src = rand.NewPCG(cfg.Seed, 0x6b7673636f7065) // "kvscope"
 	l.rng = rand.New(l.src)
-	mk := func(m StoreMaker) (Store, error) {
+	mk := func(m StoreMaker, g int) (Store, error) {
 		if m == nil {
 			return newExact(cfg.Dim, capacity)
 		}
-		return m(cfg.Dim, capacity)
+		return m(g, cfg.Dim, capacity)
 	}
 	for g := range l.heads {
 		h := &l.heads[g]
@@ -78,16 +78,16 @@ func NewLayer(cfg Config) (*Layer, error) {
 		h.norm = make([]float32, 0, capacity)
 		h.evictedAt = make([]int32, cfg.MaxTokens)
 		var err error
-		if h.keys, err = mk(cfg.Keys); err != nil {
+		if h.keys, err = mk(cfg.Keys, g); err != nil {
 			return nil, fmt.Errorf("kv: key store: %w", err)
 		}
-		if h.values, err = mk(cfg.Values); err != nil {
+		if h.values, err = mk(cfg.Values, g); err != nil {
 			return nil, fmt.Errorf("kv: value store: %w", err)
 		}
 	}
 	l.w = make([]float32, cfg.Heads*capacity)
 	l.logits = make([]float32, capacity)
-	l.vbuf = make([]float32, capacity*cfg.Dim)
+	l.agg = make([]float64, capacity)
 	if cfg.Policy == SnapKV {
 		l.obsQ = make([]float32, cfg.Recent*cfg.Heads*cfg.Dim)
 		l.obsPos = make([]int32, cfg.Recent)
@@ -95,6 +95,10 @@ func NewLayer(cfg Config) (*Layer, error) {
 	l.Reset()
 	return l, nil
 }
+
+// Capacity is the most tokens a head holds at once: the capacity its
+// stores were made with.
+func (l *Layer) Capacity() int { return len(l.logits) }
 
 // Config returns the layer's configuration.
 func (l *Layer) Config() Config { return l.cfg }
@@ -207,9 +211,10 @@ func (l *Layer) recentCount(h *head) int {
 	return min(l.cfg.Recent, len(h.pos)-l.sinkCount(h))
 }
 
+// checkFinite returns an error if x holds a NaN or an infinity.
 func checkFinite(name string, x []float32) error {
 	for _, v := range x {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		if math.Float32bits(v)&0x7f800000 == 0x7f800000 { // exponent all ones: Inf or NaN
 			return fmt.Errorf("kv: %s holds %v", name, v)
 		}
 	}
@@ -298,22 +303,14 @@ func (l *Layer) attend(q, out []float32) {
 	for g := range l.heads {
 		h := &l.heads[g]
 		n := len(h.pos)
-		for i := 0; i < n; i++ {
-			h.values.Read(h.vslot[i], l.vbuf[i*cfg.Dim:(i+1)*cfg.Dim])
-			h.attn[i] = 0
-		}
+		clear(h.attn)
 		for r := 0; r < l.group; r++ {
 			qh := g*l.group + r
 			w := l.w[qh*capacity : qh*capacity+n]
 			h.keys.Dots(q[qh*cfg.Dim:(qh+1)*cfg.Dim], h.kslot, w)
 			softmax(w, scale)
-			o := out[qh*cfg.Dim : (qh+1)*cfg.Dim]
-			clear(o)
+			h.values.WeightedSum(w, h.vslot, out[qh*cfg.Dim:(qh+1)*cfg.Dim])
 			for i, wi := range w {
-				vi := l.vbuf[i*cfg.Dim : (i+1)*cfg.Dim]
-				for j := range o {
-					o[j] += wi * vi[j]
-				}
 				h.attn[i] += wi / float32(l.group)
 			}
 		}
@@ -405,23 +402,40 @@ func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
 			return err
 		}
 	}
-	for qh, w := range attn {
-		g := qh / l.group
-		h := &l.heads[g]
-		div := float64(l.group)
-		if l.cfg.sharedDecision() {
-			div = float64(l.cfg.Heads)
-		}
-		for i, a := range w {
-			if l.cfg.sharedDecision() {
-				for gg := range l.heads {
-					l.heads[gg].score[i] += float64(a) / div
-				}
-			} else {
-				h.score[i] += float64(a) / div
+	if l.cfg.sharedDecision() && len(attn) > 0 {
+		// Mean over every query head, then one shared update.
+		agg := l.agg[:len(attn[0])]
+		clear(agg)
+		for _, w := range attn {
+			for i, a := range w {
+				agg[i] += float64(a)
 			}
-			if l.cfg.Policy == TOVA {
-				h.attn[i] = a
+		}
+		for g := range l.heads {
+			sc := l.heads[g].score
+			for i, a := range agg {
+				sc[i] += a / float64(l.cfg.Heads)
+			}
+		}
+	} else {
+		for qh, w := range attn {
+			sc := l.heads[qh/l.group].score
+			for i, a := range w {
+				sc[i] += float64(a) / float64(l.group)
+			}
+		}
+	}
+	if l.cfg.Policy == TOVA && len(attn) > 0 {
+		// TOVA ranks by the latest attention alone, averaged over the group.
+		for g := range l.heads {
+			h := &l.heads[g]
+			clear(h.attn)
+			for r := range l.group {
+				if w := attn[g*l.group+r]; len(w) > 0 {
+					for i, a := range w {
+						h.attn[i] += a / float32(l.group)
+					}
+				}
 			}
 		}
 	}

@@ -11,13 +11,15 @@ type Store interface {
 	Read(slot int, dst []float32)
 	// Dots writes q·x̂ for each slot into dst.
 	Dots(q []float32, slots []int, dst []float32)
+	// WeightedSum sets dst to Σ w[i]·x̂[slots[i]].
+	WeightedSum(w []float32, slots []int, dst []float32)
 	// Reset empties the store.
 	Reset()
 }
 
-// A StoreMaker makes the store of one head for vectors of dim elements
+// A StoreMaker makes the store of kv head g for vectors of dim elements
 // holding at most capacity live tokens.
-type StoreMaker func(dim, capacity int) (Store, error)
+type StoreMaker func(g, dim, capacity int) (Store, error)
 
 // exact is a float32 store: what an uncompressed cache holds.
 type exact struct {
@@ -52,6 +54,16 @@ func (e *exact) Read(slot int, dst []float32) { copy(dst, e.data[slot*e.dim:(slo
 func (e *exact) Dots(q []float32, slots []int, dst []float32) {
 	for i, s := range slots {
 		dst[i] = dot(q, e.data[s*e.dim:(s+1)*e.dim])
+	}
+}
+
+func (e *exact) WeightedSum(w []float32, slots []int, dst []float32) {
+	clear(dst)
+	for i, s := range slots {
+		wi := w[i]
+		for j, v := range e.data[s*e.dim : (s+1)*e.dim] {
+			dst[j] += wi * v
+		}
 	}
 }
 
