@@ -1,0 +1,245 @@
+// Command kvscope runs kvscope's decoding simulator, or replays a recorded
+// attention trace, through any eviction policy and storage, and prints a
+// summary table or one JSON line per step.
+//
+//	kvscope -preset seed000 -heads 32 -kv-heads 32 -head-dim 128 -tokens 1000 -ref 0
+//	kvscope -policy h2o -sink 4 -recent 32 -heavy 28 -bits 4 -json -every 50
+//	kvscope -trace llama.npz -policy streaming -bits 32
+//
+// Run kvscope -help for every flag.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/core/trace"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "kvscope:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+// options are the command's own settings beside the simulator's Config.
+type options struct {
+	preset string
+	trace  string
+	json   bool
+	every  int
+	layer  int
+}
+
+// flags binds every setting to a FlagSet.
+func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("kvscope", flag.ContinueOnError)
+	fs.SetOutput(out)
+	names := make([]string, len(sim.Presets))
+	for i, p := range sim.Presets {
+		names[i] = p.Name
+	}
+	fs.StringVar(&o.preset, "preset", "", "apply a named configuration first, then the other flags: "+strings.Join(names, ", "))
+	fs.StringVar(&o.trace, "trace", "", "replay a recorded `file.npz` (arrays q, k, v shaped [T,H,D] or [L,T,H,D]) instead of the synthetic stream")
+	fs.BoolVar(&o.json, "json", false, "print one JSON line per step instead of the summary table")
+	fs.IntVar(&o.every, "every", 1, "with -json, print every `n`th step (and the last)")
+	fs.IntVar(&o.layer, "layer", 0, "with -json, the layer whose kept positions and roles are printed")
+
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "stream seed: same seed and settings give the same run")
+	fs.IntVar(&c.Layers, "layers", c.Layers, "layers simulated")
+	fs.IntVar(&c.Heads, "heads", c.Heads, "query heads per layer")
+	fs.IntVar(&c.KVHeads, "kv-heads", c.KVHeads, "key/value heads per layer (grouped-query attention when fewer than -heads)")
+	fs.IntVar(&c.HeadDim, "head-dim", c.HeadDim, "dimensions per head")
+	fs.IntVar(&c.Prompt, "prompt", c.Prompt, "prompt tokens prefilled before decoding")
+	fs.IntVar(&c.Tokens, "tokens", c.Tokens, "history length at the end of the run, prompt included")
+
+	fs.Float64Var(&c.SinkStrength, "sink-strength", c.SinkStrength, "generator: attention drawn by the first tokens (0 off, 1 default)")
+	fs.Float64Var(&c.HeavyStrength, "heavy-strength", c.HeavyStrength, "generator: spread of token salience, which makes heavy hitters (0 off, 1 default)")
+	fs.Float64Var(&c.Locality, "locality", c.Locality, "generator: attention on recent tokens (0 off, 1 default)")
+	fs.Float64Var(&c.RetrievalShare, "retrieval", c.RetrievalShare, "generator: share of heads that return to specific earlier tokens (0..1)")
+	fs.IntVar(&c.OutlierChannels, "outliers", c.OutlierChannels, "generator: key channels with a large constant offset")
+	fs.Float64Var(&c.OutlierScale, "outlier-scale", c.OutlierScale, "generator: size of those channels relative to the rest")
+	fs.Float64Var(&c.TailDF, "tail-df", c.TailDF, "generator: Student-t degrees of freedom of key/value noise (0 Gaussian)")
+
+	fs.StringVar(&c.Policy, "policy", c.Policy, "eviction policy: full, window, streaming, h2o, tova, knorm, chunk, random, snapkv, seed000")
+	fs.IntVar(&c.Sink, "sink", c.Sink, "attention-sink tokens always kept")
+	fs.IntVar(&c.Recent, "recent", c.Recent, "recent window (SnapKV: observation window)")
+	fs.IntVar(&c.Heavy, "heavy", c.Heavy, "heavy-hitter budget (tokens kept for their score)")
+	fs.IntVar(&c.ChunkSize, "chunk", c.ChunkSize, "chunk policy: tokens per chunk")
+	fs.Float64Var(&c.DropShare, "drop", c.DropShare, "chunk policy: share of each chunk dropped, lowest key norm first")
+	fs.BoolVar(&c.Shared, "shared", c.Shared, "one eviction decision for all heads of a layer (seed000 always)")
+
+	fs.IntVar(&c.Bits, "bits", c.Bits, "storage: 32 (float32), 16 (FP16), 8, 4, 3 or 2-bit integer codes")
+	fs.StringVar(&c.Granularity, "granularity", c.Granularity, "storage: token, group, channel (calibrated), tensor (calibrated) or kivi (keys per channel, values per token)")
+	fs.IntVar(&c.GroupSize, "group", c.GroupSize, "storage: channels per group (group); tokens per block (kivi)")
+	fs.IntVar(&c.Residual, "residual", c.Residual, "storage: newest tokens kept in FP16 before being quantized")
+	fs.IntVar(&c.Rank, "rank", c.Rank, "storage: low-rank coefficients per token (0 off)")
+	fs.IntVar(&c.RefStride, "ref", c.RefStride, "compare with the uncompressed cache every `n` steps (0 off: no fidelity metrics)")
+	return fs
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	// First pass: find the preset, so explicit flags override it.
+	cfg, o := sim.DefaultConfig(), options{}
+	if err := flags(&cfg, &o, io.Discard).Parse(args); err != nil {
+		cfg, o = sim.DefaultConfig(), options{}
+		return flags(&cfg, &o, stderr).Parse(args) // prints the message and usage
+	}
+	cfg, preset := sim.DefaultConfig(), o.preset
+	if preset != "" {
+		found := false
+		for _, p := range sim.Presets {
+			if p.Name == preset {
+				p.Apply(&cfg)
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("unknown preset %q", preset)
+		}
+	}
+	o = options{}
+	fs := flags(&cfg, &o, stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.every < 1 {
+		return fmt.Errorf("-every must be at least 1, got %d", o.every)
+	}
+	var e *sim.Engine
+	var err error
+	if o.trace != "" {
+		tr, terr := trace.Open(o.trace)
+		if terr != nil {
+			return terr
+		}
+		if !isSet(fs, "tokens") {
+			cfg.Tokens = 0
+		}
+		e, err = sim.NewReplay(cfg, tr)
+	} else {
+		e, err = sim.New(cfg)
+	}
+	if err != nil {
+		return err
+	}
+	cfg = e.Config()
+	if o.layer < 0 || o.layer >= cfg.Layers {
+		return fmt.Errorf("-layer %d out of range [0, %d)", o.layer, cfg.Layers)
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	if o.json {
+		return streamJSON(w, e, o)
+	}
+	e.RunTo(cfg.Tokens)
+	if e.Err() != nil {
+		return e.Err()
+	}
+	summary(w, e)
+	return nil
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// stepLine is one line of -json output.
+type stepLine struct {
+	Step      int          `json:"step"`
+	Kept      [][]int32    `json:"kept"`  // per kv head of the chosen layer: cached positions
+	Roles     []string     `json:"roles"` // per kv head: one letter per kept position (s sink, h heavy, r recent, k kept)
+	Memory    sim.Memory   `json:"memory"`
+	Total     int64        `json:"total_bytes"`
+	FullBytes int64        `json:"full_fp16_bytes"`
+	Evict     int64        `json:"evict_fp16_bytes"`
+	Metrics   *sim.Metrics `json:"metrics,omitempty"`
+}
+
+var roleLetter = map[sim.Role]byte{sim.Sink: 's', sim.Heavy: 'h', sim.Recent: 'r', sim.Kept: 'k'}
+
+func streamJSON(w io.Writer, e *sim.Engine, o options) error {
+	cfg := e.Config()
+	enc := json.NewEncoder(w)
+	line := stepLine{Kept: make([][]int32, cfg.KVHeads), Roles: make([]string, cfg.KVHeads)}
+	var roles []byte
+	for e.Step() {
+		t := e.Pos() - 1
+		if t%o.every != 0 && e.Pos() != cfg.Tokens {
+			continue
+		}
+		s := e.Snapshot(o.layer)
+		layer := e.Layer(o.layer)
+		for g := range cfg.KVHeads {
+			line.Kept[g] = layer.Positions(g)
+			roles = roles[:0]
+			for _, p := range line.Kept[g] {
+				roles = append(roles, roleLetter[s.Cell(g, int(p)).Role])
+			}
+			line.Roles[g] = string(roles)
+		}
+		line.Step, line.Memory, line.Total, line.FullBytes, line.Evict = t, s.Mem, s.Mem.Total(), s.FullBytes, s.EvictBytes
+		line.Metrics = nil
+		if cfg.RefStride > 0 && len(s.History) > 0 {
+			m := s.Metrics
+			line.Metrics = &m
+		}
+		if err := enc.Encode(&line); err != nil {
+			return err
+		}
+	}
+	return e.Err()
+}
+
+const mb = 1024 * 1024
+
+// summary prints the run's table: seed 000's four lines (its arithmetic:
+// payload only), then the honest itemized bytes and the fidelity averages.
+func summary(w io.Writer, e *sim.Engine) {
+	cfg := e.Config()
+	s := e.Snapshot(0)
+	kept := s.EvictBytes / int64(2*2*cfg.HeadDim*cfg.Layers*cfg.KVHeads)
+	fmt.Fprintf(w, "kvscope: %s, sink %d + recent %d + heavy %d, %d-bit %s storage; %d layer(s) × %d kv heads × %d dims\n",
+		cfg.Policy, cfg.Sink, cfg.Recent, cfg.Heavy, cfg.Bits, cfg.Granularity, cfg.Layers, cfg.KVHeads, cfg.HeadDim)
+	fmt.Fprintf(w, "Without compression: %.1f MB (%d tokens)\n", float64(s.FullBytes)/mb, cfg.Tokens)
+	fmt.Fprintf(w, "With eviction only: %.1f MB (%d tokens)\n", float64(s.EvictBytes)/mb, kept)
+	label := fmt.Sprintf("INT%d", cfg.Bits)
+	switch cfg.Bits {
+	case 32:
+		label = "float32"
+	case 16:
+		label = "FP16"
+	}
+	fmt.Fprintf(w, "With eviction + %s: %.1f MB\n", label, float64(s.Mem.Payload+s.Mem.Residual)/mb)
+	fmt.Fprintf(w, "Overall compression: %.1fx\n", float64(s.FullBytes)/float64(s.Mem.Payload+s.Mem.Residual))
+	total := s.Mem.Total()
+	fmt.Fprintf(w, "Honest total: %.3f MB (%.1fx) = payload %d + scales/zero points %d + FP16 residual %d + low-rank factors %d + index map %d + holes %d bytes\n",
+		float64(total)/mb, float64(s.FullBytes)/float64(total), s.Mem.Payload, s.Mem.Meta, s.Mem.Residual, s.Mem.Factors, s.Mem.Index, s.Mem.Holes)
+	_, hist := e.Metrics()
+	if len(hist) == 0 {
+		fmt.Fprintln(w, "Fidelity: reference off (-ref 0)")
+		return
+	}
+	var m sim.Metrics
+	for _, h := range hist {
+		m.KErr, m.VErr, m.OutErr, m.Mass, m.KL, m.Bias = m.KErr+h.KErr, m.VErr+h.VErr, m.OutErr+h.OutErr, m.Mass+h.Mass, m.KL+h.KL, m.Bias+h.Bias
+	}
+	n := float64(len(hist))
+	fmt.Fprintf(w, "Fidelity (mean of %d reference steps): attention mass kept %.3f, output error %.3f, KL %.3f nats, key error %.4f, value error %.4f, q·k bias %+.4f\n",
+		len(hist), m.Mass/n, m.OutErr/n, m.KL/n, m.KErr/n, m.VErr/n, m.Bias/n)
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"strings"
+	"testing"
+
+	"github.com/kvscope/kvscope/core/sim"
+)
+
+// The command reproduces seed 000's table for its 1000-token run, and
+// prints the honest figure beside it.
+func TestSeed000Table(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run(strings.Fields("-preset seed000 -heads 32 -kv-heads 32 -head-dim 128 -tokens 1000 -ref 0"), &out, &errOut)
+	if err != nil {
+		t.Fatal(err, errOut.String())
+	}
+	for _, want := range []string{
+		"Without compression: 15.6 MB (1000 tokens)\n",
+		"With eviction only: 1.0 MB (64 tokens)\n",
+		"With eviction + INT8: 0.5 MB\n",
+		"Overall compression: 31.2x\n",
+		"Honest total: 0.531 MB (29.4x)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestHelpDocumentsEveryFlag(t *testing.T) {
+	var out bytes.Buffer
+	err := run([]string{"-help"}, &out, &out)
+	if err != flag.ErrHelp {
+		t.Fatalf("-help returned %v", err)
+	}
+	c, o := sim.DefaultConfig(), options{}
+	flags(&c, &o, nil).VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(out.String(), "-"+f.Name) || f.Usage == "" {
+			t.Errorf("help does not document -%s", f.Name)
+		}
+	})
+}
+
+func TestBadArguments(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{"-bits 9", "Bits 9"},
+		{"-policy lru", "unknown policy"},
+		{"-every 0", "-every"},
+		{"-preset nope", "unknown preset"},
+		{"-heads 6 -kv-heads 4", "multiple"},
+		{"-sink 64 -recent 0 -heavy 0", "sink"},
+		{"-group 5 -granularity group", "divide"},
+		{"-trace /nonexistent.npz", "nonexistent"},
+		{"stray", "unexpected"},
+		{"-tokens x", "invalid value"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(strings.Fields(tc.args), &out, &errOut)
+		if err == nil || !strings.Contains(err.Error()+errOut.String(), tc.want) {
+			t.Errorf("%s: got %v / %q, want an error mentioning %q", tc.args, err, errOut.String(), tc.want)
+		}
+	}
+}
+
+func TestJSONLines(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(strings.Fields("-json -tokens 120 -every 25 -policy h2o -sink 2 -recent 8 -heavy 6"), &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 1<<20)
+	var steps []int
+	for sc.Scan() {
+		var l stepLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		steps = append(steps, l.Step)
+		for g, kept := range l.Kept {
+			if l.Step >= 16 && len(kept) > 16 {
+				t.Errorf("step %d head %d keeps %d tokens over budget 16", l.Step, g, len(kept))
+			}
+			if len(l.Roles[g]) != len(kept) {
+				t.Errorf("step %d head %d: %d roles for %d tokens", l.Step, g, len(l.Roles[g]), len(kept))
+			}
+		}
+		if l.Total != l.Memory.Total() || l.Metrics == nil {
+			t.Errorf("step %d: bytes or metrics missing: %+v", l.Step, l)
+		}
+	}
+	if got := steps; len(got) != 6 || got[0] != 0 || got[4] != 100 || got[5] != 119 {
+		t.Errorf("printed steps %v, want 0 25 50 75 100 119", got)
+	}
+}

@@ -1,0 +1,49 @@
+package sim
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestDefaultRuns(t *testing.T) {
+	cfg := DefaultConfig()
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e.Step() {
+	}
+	if e.Err() != nil || e.Pos() != cfg.Tokens {
+		t.Fatalf("stopped at %d: %v", e.Pos(), e.Err())
+	}
+	s := e.Snapshot(0)
+	counts := map[Role]int{}
+	for _, c := range s.Cells {
+		counts[c.Role]++
+	}
+	t.Logf("roles %v, memory %+v (total %d) of %d FP16 bytes, metrics %+v", counts, s.Mem, s.Mem.Total(), s.FullBytes, s.Metrics)
+	for _, r := range []Role{Sink, Heavy, Recent, Evicted} {
+		if counts[r] == 0 {
+			t.Errorf("no %s cell in the default run", r)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Tokens = 200
+	run := func() ([]Cell, []Metrics) {
+		e, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.RunTo(cfg.Tokens)
+		s := e.Snapshot(0)
+		return append([]Cell(nil), s.Cells...), append([]Metrics(nil), s.History...)
+	}
+	c1, m1 := run()
+	c2, m2 := run()
+	if !reflect.DeepEqual(c1, c2) || !reflect.DeepEqual(m1, m2) {
+		t.Fatal("two runs of one config differ")
+	}
+}

@@ -1,0 +1,58 @@
+package sim
+
+import "github.com/kvscope/kvscope/core/kv"
+
+// A Model is the shape of a real model's KV cache, for projecting a run's
+// compression to model scale.
+type Model struct {
+	Name    string
+	Layers  int
+	KVHeads int
+	HeadDim int
+}
+
+// Models are the presets the page and the command line project onto.
+var Models = []Model{
+	{"Llama-2-7B", 32, 32, 128},
+	{"Llama-3-8B", 32, 8, 128}, // grouped-query attention: 32 query heads share 8 kv heads
+	{"Mistral-7B", 32, 8, 128},
+}
+
+// FP16Bytes is the uncompressed FP16 cache of m at the given history
+// length: 2 (K, V) × layers × kv heads × head dim × 2 bytes × tokens.
+func (m Model) FP16Bytes(tokens int) int64 {
+	return 2 * int64(m.Layers*m.KVHeads*m.HeadDim) * 2 * int64(tokens)
+}
+
+// Project estimates what e's configuration would hold for model m at the
+// given history length: the tokens its policy keeps at that length, times
+// the bytes per cached element the run measured (payload, scales and zero
+// points, residual, factors and holes, all included), plus a 4-byte index
+// entry per kept token and head. It returns 0 before the first step.
+func (e *Engine) Project(m Model, tokens int) int64 {
+	cached := e.EvictBytes() / 2 // cached elements (K and V), over layers and heads
+	if cached == 0 {
+		return 0
+	}
+	mem := e.Memory()
+	perElem := float64(mem.Total()-mem.Index) / float64(cached)
+	kc, _ := e.cfg.kv()
+	kept := tokens
+	switch kc.Policy {
+	case kv.Full, kv.SnapKV:
+		if kc.Policy == kv.SnapKV {
+			kept = min(tokens, kc.Recent+kc.Heavy+max(0, tokens-e.cfg.Prompt))
+		}
+	case kv.Chunk:
+		full := tokens / kc.ChunkSize
+		kept = tokens - full*int(kc.DropShare*float64(kc.ChunkSize))
+	default:
+		kept = min(tokens, kc.Budget())
+	}
+	elems := 2 * int64(m.Layers*m.KVHeads*m.HeadDim) * int64(kept)
+	index := int64(0)
+	if kc.Policy != kv.Full {
+		index = 4 * int64(kept) * int64(m.Layers*m.KVHeads)
+	}
+	return int64(perElem*float64(elems)) + index
+}
