@@ -144,7 +144,12 @@ func placeholder(n int) *quant.Calibration {
 // calibrate learns, per layer and kv head, the ranges and bases the
 // storage configuration asks for, from the first CalibTokens positions of
 // the stream.
-func calibrate(c Config, newSource func() (Source, error)) (kcal, vcal []*quant.Calibration, kb, vb [][]float32, err error) {
+func calibrate(c Config, newSource func() (Source, error)) (calibration, error) {
+	kcal, vcal, kb, vb, err := calibrateArrays(c, newSource)
+	return calibration{kcal, vcal, kb, vb}, err
+}
+
+func calibrateArrays(c Config, newSource func() (Source, error)) (kcal, vcal []*quant.Calibration, kb, vb [][]float32, err error) {
 	gran := strings.ToLower(c.Granularity)
 	needCal := (gran == "channel" || gran == "tensor") && c.Bits <= 8
 	if !needCal && c.Rank == 0 {

@@ -5,39 +5,40 @@ import (
 	"math"
 
 	"github.com/kvscope/kvscope/core/kv"
-	"github.com/kvscope/kvscope/core/store"
 	"github.com/kvscope/kvscope/core/synth"
 )
 
-// Engine runs one configuration: a synthetic stream decoded through a
-// compressed cache per layer, with (optionally) the same attention over
-// the uncompressed history as the reference. It is deterministic: the same
-// Config gives the same snapshots. It is not safe for concurrent use.
+// Engine runs one configuration: a synthetic stream (or a replayed trace)
+// decoded through a compressed cache per layer, with, on reference steps,
+// the same attention over the uncompressed history for comparison. It is
+// deterministic: the same Config gives the same snapshots. It is not safe
+// for concurrent use.
 type Engine struct {
-	cfg    Config
-	gen    Source
-	layers []*kv.Layer
-	caps   []int // store capacity per layer
+	cfg Config
+	src Source
+	c   *caches
 
 	q, k, v []float32 // one position: Layers × (Q)Heads × Dim
 	out     []float32 // Heads × Dim, one layer's compressed attention output
 	pos     int       // tokens decoded
 	err     error
 
-	// Originals of the cached tokens by store slot, for storage error:
-	// [layer][kv head][slot][dim].
-	origK, origV []float32
-
 	// Reference (nil when RefStride is 0).
 	histK, histV []float32 // [layer][t][kv head][dim]
 	refW         []float32 // [layer][query head][t]: reference attention of the last reference step
-	refAt        int       // position of the last reference step; -1 if none
 	refOut       []float32 // Heads × Dim
-	kbuf         []float32 // Dim
+	refAt        int       // position of the last reference step; -1 if none
+	refLayer     int       // layer whose refW a closure reads
 	history      []Metrics
 	last         Metrics
 
 	snap Snapshot
+}
+
+// A Source produces each position's vectors: q is [Layers][Heads][HeadDim],
+// k and v are [Layers][KVHeads][HeadDim], flat. *synth.Generator is one.
+type Source interface {
+	Next(q, k, v []float32) int
 }
 
 // New builds the engine for cfg at step 0, or returns why cfg is invalid.
@@ -50,53 +51,24 @@ func New(cfg Config) (*Engine, error) {
 	return newEngine(cfg, func() (Source, error) { return synth.New(cfg.synth()) })
 }
 
-// A Source produces each position's vectors: q is [Layers][Heads][HeadDim],
-// k and v are [Layers][KVHeads][HeadDim], flat. *synth.Generator is one.
-type Source interface {
-	Next(q, k, v []float32) int
-}
-
 func newEngine(cfg Config, newSource func() (Source, error)) (*Engine, error) {
-	gen, err := newSource()
+	src, err := newSource()
 	if err != nil {
 		return nil, err
 	}
-	kcal, vcal, kb, vb, err := calibrate(cfg, newSource)
+	cal, err := calibrate(cfg, newSource)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, gen: gen, refAt: -1}
+	c, err := newCaches(cfg, cal, nil)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, src: src, c: c, refAt: -1}
 	d := cfg.HeadDim
-	for l := range cfg.Layers {
-		kc, _ := cfg.kv()
-		l := l
-		maker := func(side int) kv.StoreMaker {
-			return func(g, dim, capacity int) (kv.Store, error) {
-				i := l*cfg.KVHeads + g
-				kst, vst, err := cfg.storeConfigs(at(kcal, i), at(vcal, i), at(kb, i), at(vb, i))
-				if err != nil {
-					return nil, err
-				}
-				if side == 1 {
-					kst = vst
-				}
-				return store.New(kst, dim, capacity)
-			}
-		}
-		kc.Keys, kc.Values = maker(0), maker(1)
-		layer, err := kv.NewLayer(kc)
-		if err != nil {
-			return nil, err
-		}
-		e.layers = append(e.layers, layer)
-		e.caps = append(e.caps, layer.Capacity())
-	}
 	qLen, kvLen := cfg.Layers*cfg.Heads*d, cfg.Layers*cfg.KVHeads*d
 	e.q, e.k, e.v = make([]float32, qLen), make([]float32, kvLen), make([]float32, kvLen)
 	e.out = make([]float32, cfg.Heads*d)
-	e.origK = make([]float32, cfg.Layers*cfg.KVHeads*e.caps[0]*d)
-	e.origV = make([]float32, len(e.origK))
-	e.kbuf = make([]float32, d)
 	if cfg.RefStride > 0 {
 		e.histK = make([]float32, cfg.Tokens*kvLen)
 		e.histV = make([]float32, cfg.Tokens*kvLen)
@@ -105,15 +77,6 @@ func newEngine(cfg Config, newSource func() (Source, error)) (*Engine, error) {
 		e.history = make([]Metrics, 0, cfg.Tokens/cfg.RefStride+1)
 	}
 	return e, nil
-}
-
-// at returns s[i], or the zero value when s is nil.
-func at[T any](s []T, i int) T {
-	var zero T
-	if s == nil {
-		return zero
-	}
-	return s[i]
 }
 
 // Config returns the engine's configuration.
@@ -126,7 +89,7 @@ func (e *Engine) Pos() int { return e.pos }
 func (e *Engine) Err() error { return e.err }
 
 // Layer returns layer l's cache, for callers that need more than a Snapshot.
-func (e *Engine) Layer(l int) *kv.Layer { return e.layers[l] }
+func (e *Engine) Layer(l int) *kv.Layer { return e.c.layers[l] }
 
 // Step decodes one token through every layer and, on reference steps,
 // measures it against the uncompressed history. It returns false once
@@ -141,26 +104,23 @@ func (e *Engine) Step() bool {
 	d := cfg.HeadDim
 	qs, kvs := cfg.Heads*d, cfg.KVHeads*d
 	t := e.pos
-	e.gen.Next(e.q, e.k, e.v)
+	e.src.Next(e.q, e.k, e.v)
 	ref := cfg.RefStride > 0 && (t%cfg.RefStride == 0 || t == cfg.Tokens-1)
 	var m Metrics
-	for l, layer := range e.layers {
+	for l := range e.c.layers {
 		q, k, v := e.q[l*qs:(l+1)*qs], e.k[l*kvs:(l+1)*kvs], e.v[l*kvs:(l+1)*kvs]
-		if err := layer.Step(t, q, k, v, e.out); err != nil {
+		if err := e.c.step(l, t, cfg.Prompt, q, k, v, e.out); err != nil {
 			e.err = fmt.Errorf("sim: layer %d, position %d: %w", l, t, err)
 			return false
 		}
-		if t == cfg.Prompt-1 {
-			layer.EndPrompt()
-		}
-		e.remember(l, t, k, v)
 		if e.histK != nil {
 			copy(e.histK[(l*cfg.Tokens+t)*kvs:], k)
 			copy(e.histV[(l*cfg.Tokens+t)*kvs:], v)
 		}
 		if ref {
 			e.reference(l, t, q)
-			m = m.add(e.measure(l, q))
+			e.refLayer = l
+			m = m.add(e.c.measure(l, q, e.out, e.refOut, e.refRow))
 		}
 	}
 	if ref {
@@ -173,6 +133,12 @@ func (e *Engine) Step() bool {
 	return true
 }
 
+// refRow returns query head qh's reference attention in layer e.refLayer.
+func (e *Engine) refRow(qh int) []float32 {
+	i := (e.refLayer*e.cfg.Heads + qh) * e.cfg.Tokens
+	return e.refW[i : i+e.cfg.Tokens]
+}
+
 // RunTo steps until n tokens are decoded (or the run ends) and reports
 // whether n was reached.
 func (e *Engine) RunTo(n int) bool {
@@ -182,24 +148,6 @@ func (e *Engine) RunTo(n int) bool {
 		}
 	}
 	return true
-}
-
-// remember copies the newest token's key and value beside its slots, so
-// storage error can be measured later.
-func (e *Engine) remember(l, t int, k, v []float32) {
-	d := e.cfg.HeadDim
-	layer := e.layers[l]
-	for g := range e.cfg.KVHeads {
-		ps := layer.Positions(g)
-		i := len(ps) - 1
-		if i < 0 || int(ps[i]) != t {
-			continue // evicted on arrival
-		}
-		ks, vs := layer.Slots(g, i)
-		base := (l*e.cfg.KVHeads + g) * e.caps[l]
-		copy(e.origK[(base+ks)*d:(base+ks+1)*d], k[g*d:(g+1)*d])
-		copy(e.origV[(base+vs)*d:(base+vs+1)*d], v[g*d:(g+1)*d])
-	}
 }
 
 // reference computes layer l's attention over the uncompressed history
@@ -238,60 +186,6 @@ func (e *Engine) reference(l, t int, q []float32) {
 			}
 		}
 	}
-}
-
-// measure compares layer l's compressed step (its output in e.out, its
-// cached tokens) with the reference just computed.
-func (e *Engine) measure(l int, q []float32) Metrics {
-	cfg := &e.cfg
-	d := cfg.HeadDim
-	group := cfg.Heads / cfg.KVHeads
-	layer := e.layers[l]
-	t := e.pos
-	var m Metrics
-	scale := 1 / math.Sqrt(float64(d))
-	for g := range cfg.KVHeads {
-		ks, vs := layer.Stores(g)
-		ps := layer.Positions(g)
-		base := (l*cfg.KVHeads + g) * e.caps[l]
-		var kerr, knorm, verr, vnorm, bias float64
-		for i, p := range ps {
-			kslot, vslot := layer.Slots(g, i)
-			orig := e.origK[(base+kslot)*d : (base+kslot+1)*d]
-			ks.Read(kslot, e.kbuf)
-			for qh := g * group; qh < (g+1)*group; qh++ {
-				qv := q[qh*d : (qh+1)*d]
-				bias += float64(dot(qv, e.kbuf)-dot(qv, orig)) * scale
-			}
-			kerr, knorm = kerr+sqdiff(orig, e.kbuf), knorm+sqnorm(orig)
-			orig = e.origV[(base+vslot)*d : (base+vslot+1)*d]
-			vs.Read(vslot, e.kbuf)
-			verr, vnorm = verr+sqdiff(orig, e.kbuf), vnorm+sqnorm(orig)
-			_ = p
-		}
-		m.KErr += ratio(kerr, knorm)
-		m.VErr += ratio(verr, vnorm)
-		if len(ps) > 0 {
-			m.Bias += bias / float64(len(ps)*group)
-		}
-		attn := layer.Attention(g)
-		for qh := g * group; qh < (g+1)*group; qh++ {
-			w := e.refW[(l*cfg.Heads+qh)*cfg.Tokens : (l*cfg.Heads+qh)*cfg.Tokens+t+1]
-			var mass, kl float64
-			for i, p := range ps {
-				wf := float64(w[p])
-				mass += wf
-				if wc := float64(attn[i]); wc > 0 && wf > 0 {
-					kl += wc * math.Log(wc/wf)
-				}
-			}
-			m.Mass += mass / float64(group)
-			m.KL += kl / float64(group)
-			o, r := e.out[qh*d:(qh+1)*d], e.refOut[qh*d:(qh+1)*d]
-			m.OutErr += ratio(sqdiff(r, o), sqnorm(r)) / float64(group)
-		}
-	}
-	return m.scale(1 / float64(cfg.KVHeads))
 }
 
 func (m Metrics) add(o Metrics) Metrics {
