@@ -97,7 +97,22 @@ type Snapshot struct {
 	Metrics Metrics   // this step
 	History []Metrics // one per step so far (sparklines)
 
-	Tokens []string // real-model mode: the text of each position; nil for synthetic streams
+	Tokens []string     // real-model mode: the text of each position; nil for synthetic streams
+	Text   *TextCompare // real-model mode: the two continuations; nil for synthetic streams
+}
+
+// TextCompare sets the real model's two continuations side by side: with
+// the uncompressed cache and with the compressed one. Next-token measures
+// compare, at each position of the compressed text, the uncompressed
+// cache's prediction with the compressed cache's (teacher forcing).
+type TextCompare struct {
+	Full       string    // prompt + continuation with the uncompressed cache
+	Compressed string    // prompt + continuation with the compressed cache
+	Diverge    int       // first position where the two texts' tokens differ; -1 while they agree
+	NextKL     float64   // KL(full ‖ compressed) of the next-token distributions at this step, nats
+	MeanKL     float64   // mean of NextKL over the steps so far
+	Agreement  float64   // share of steps whose most likely next tokens agree
+	KLHistory  []float64 // NextKL per step
 }
 
 // Cell returns the cell of head h at position p.

@@ -1,0 +1,73 @@
+// Package testmodel locates the stories260K test model for kvscope's model tests.
+//
+// The model is not part of the repository: it lives at ../shared/models/ beside
+// the checkout. Tests that need it call Bytes, which skips the test when the file
+// is absent (and fails it when the environment variable CI is "true").
+package testmodel
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// SHA256 is the digest of the expected stories260K.gguf (1,182,656 bytes).
+const SHA256 = "c14806920629b6c217445c69d7ac61bd0e4047289f8ab824c3f0b4f827a5d1cb"
+
+// FileName is the model's file name.
+const FileName = "stories260K.gguf"
+
+// Where tells a reader how to obtain the model.
+const Where = "place stories260K.gguf (tinyllamas stories260K as F32 GGUF v1, the file " +
+	"testdata/tinyllamas-stories-260k-f32.gguf of github.com/crabml/crabml, sha256 " + SHA256 +
+	") in ../shared/models/ beside the repository checkout"
+
+// Path returns the expected location of the model: the repository root (the
+// nearest ancestor of the working directory holding go.mod) joined with
+// ../shared/models/stories260K.gguf.
+func Path() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "models", FileName), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("testmodel: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Bytes returns the model file's contents after checking its sha256. When the
+// file is missing it skips tb, unless CI=true, where it fails tb. A file with the
+// wrong digest always fails tb.
+func Bytes(tb testing.TB) []byte {
+	tb.Helper()
+	p, err := Path()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("test model missing at %s: %s", p, Where)
+		}
+		tb.Skipf("test model missing at %s: %s", p, Where)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	if got := hex.EncodeToString(sum[:]); got != SHA256 {
+		tb.Fatalf("test model %s has sha256 %s, want %s", p, got, SHA256)
+	}
+	return b
+}

@@ -1,0 +1,278 @@
+// Package ggufwrite encodes small GGUF files for tests of the loader and of the
+// model: it writes exactly the layout that package gguf reads, versions 1 to 3.
+package ggufwrite
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/kvscope/kvscope/core/model/gguf"
+	"github.com/x448/float16"
+)
+
+// Tensor is one tensor to encode; Data holds its raw little-endian bytes.
+type Tensor struct {
+	Name string
+	Dims []uint64 // innermost first
+	Type gguf.TensorType
+	Data []byte
+}
+
+// F32 returns a tensor of type F32 holding x.
+func F32(name string, x []float32, dims ...uint64) Tensor {
+	b := make([]byte, 4*len(x))
+	for i, v := range x {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	return Tensor{Name: name, Dims: dims, Type: gguf.TypeF32, Data: b}
+}
+
+// F16 returns a tensor of type F16 holding x rounded to half precision.
+func F16(name string, x []float32, dims ...uint64) Tensor {
+	b := make([]byte, 2*len(x))
+	for i, v := range x {
+		binary.LittleEndian.PutUint16(b[2*i:], float16.Fromfloat32(v).Bits())
+	}
+	return Tensor{Name: name, Dims: dims, Type: gguf.TypeF16, Data: b}
+}
+
+// Q8_0 returns a tensor of type Q8_0 holding x quantized in blocks of 32
+// (len(x) must be a multiple of 32).
+func Q8_0(name string, x []float32, dims ...uint64) Tensor {
+	b := make([]byte, 0, len(x)/32*34)
+	for blk := 0; blk+32 <= len(x); blk += 32 {
+		var amax float32
+		for _, v := range x[blk : blk+32] {
+			amax = max(amax, float32(math.Abs(float64(v))))
+		}
+		d := amax / 127
+		b = binary.LittleEndian.AppendUint16(b, float16.Fromfloat32(d).Bits())
+		for _, v := range x[blk : blk+32] {
+			q := 0.0
+			if d != 0 {
+				q = math.Round(float64(v / d))
+			}
+			b = append(b, byte(int8(q)))
+		}
+	}
+	return Tensor{Name: name, Dims: dims, Type: gguf.TypeQ8_0, Data: b}
+}
+
+// Encode returns a GGUF file of the given version (1, 2 or 3). The alignment is
+// taken from a general.alignment entry in kvs if present, else
+// gguf.DefaultAlignment. Tensors are laid out in order, each aligned. Values must
+// hold the Go types documented on gguf.Value; Encode panics otherwise (test
+// helper).
+func Encode(version uint32, kvs []gguf.KV, tensors []Tensor) []byte {
+	w := &writer{version: version}
+	align := uint64(gguf.DefaultAlignment)
+	for _, kv := range kvs {
+		if kv.Key == "general.alignment" {
+			a, _ := kv.Value.Int()
+			align = uint64(a)
+		}
+	}
+	w.b = append(w.b, gguf.Magic...)
+	w.u32(version)
+	w.count(len(tensors))
+	w.count(len(kvs))
+	for _, kv := range kvs {
+		w.str(kv.Key)
+		w.u32(uint32(kv.Value.Type))
+		w.value(kv.Value)
+	}
+	var off uint64
+	for _, t := range tensors {
+		w.str(t.Name)
+		w.u32(uint32(len(t.Dims)))
+		for _, d := range t.Dims {
+			if version == 1 {
+				w.u32(uint32(d))
+			} else {
+				w.u64(d)
+			}
+		}
+		w.u32(uint32(t.Type))
+		w.u64(off)
+		off = (off + uint64(len(t.Data)) + align - 1) / align * align
+	}
+	w.pad(align)
+	for _, t := range tensors {
+		w.b = append(w.b, t.Data...)
+		w.pad(align)
+	}
+	return w.b
+}
+
+type writer struct {
+	b       []byte
+	version uint32
+}
+
+func (w *writer) u32(v uint32) { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
+func (w *writer) u64(v uint64) { w.b = binary.LittleEndian.AppendUint64(w.b, v) }
+
+func (w *writer) pad(align uint64) {
+	for uint64(len(w.b))%align != 0 {
+		w.b = append(w.b, 0)
+	}
+}
+
+func (w *writer) count(n int) {
+	if w.version == 1 {
+		w.u32(uint32(n))
+	} else {
+		w.u64(uint64(n))
+	}
+}
+
+func (w *writer) str(s string) {
+	w.count(len(s))
+	w.b = append(w.b, s...)
+}
+
+func (w *writer) value(v gguf.Value) {
+	switch x := v.Data.(type) {
+	case uint8:
+		w.b = append(w.b, x)
+	case int8:
+		w.b = append(w.b, byte(x))
+	case uint16:
+		w.b = binary.LittleEndian.AppendUint16(w.b, x)
+	case int16:
+		w.b = binary.LittleEndian.AppendUint16(w.b, uint16(x))
+	case uint32:
+		w.u32(x)
+	case int32:
+		w.u32(uint32(x))
+	case float32:
+		w.u32(math.Float32bits(x))
+	case bool:
+		if x {
+			w.b = append(w.b, 1)
+		} else {
+			w.b = append(w.b, 0)
+		}
+	case string:
+		w.str(x)
+	case uint64:
+		w.u64(x)
+	case int64:
+		w.u64(uint64(x))
+	case float64:
+		w.u64(math.Float64bits(x))
+	case []uint8:
+		arr(w, v.Elem, x)
+	case []int8:
+		arr(w, v.Elem, x)
+	case []uint16:
+		arr(w, v.Elem, x)
+	case []int16:
+		arr(w, v.Elem, x)
+	case []uint32:
+		arr(w, v.Elem, x)
+	case []int32:
+		arr(w, v.Elem, x)
+	case []float32:
+		arr(w, v.Elem, x)
+	case []bool:
+		arr(w, v.Elem, x)
+	case []string:
+		arr(w, v.Elem, x)
+	case []uint64:
+		arr(w, v.Elem, x)
+	case []int64:
+		arr(w, v.Elem, x)
+	case []float64:
+		arr(w, v.Elem, x)
+	case []gguf.Value:
+		w.u32(uint32(v.Elem))
+		w.count(len(x))
+		for _, e := range x {
+			w.value(e)
+		}
+	default:
+		panic(fmt.Sprintf("ggufwrite: unsupported value %T", v.Data))
+	}
+}
+
+func arr[T any](w *writer, elem gguf.ValueType, xs []T) {
+	w.u32(uint32(elem))
+	w.count(len(xs))
+	for _, x := range xs {
+		w.value(gguf.Value{Type: elem, Data: x})
+	}
+}
+
+// Scalar returns a metadata value of the type matching x's Go type.
+func Scalar(x any) gguf.Value {
+	return gguf.Value{Type: typeOf(x), Data: x}
+}
+
+// Array returns an array metadata value; xs must be a typed slice such as
+// []string or []float32.
+func Array(xs any) gguf.Value {
+	var elem gguf.ValueType
+	switch xs.(type) {
+	case []uint8:
+		elem = gguf.TypeUint8
+	case []int8:
+		elem = gguf.TypeInt8
+	case []uint16:
+		elem = gguf.TypeUint16
+	case []int16:
+		elem = gguf.TypeInt16
+	case []uint32:
+		elem = gguf.TypeUint32
+	case []int32:
+		elem = gguf.TypeInt32
+	case []float32:
+		elem = gguf.TypeFloat32
+	case []bool:
+		elem = gguf.TypeBool
+	case []string:
+		elem = gguf.TypeString
+	case []uint64:
+		elem = gguf.TypeUint64
+	case []int64:
+		elem = gguf.TypeInt64
+	case []float64:
+		elem = gguf.TypeFloat64
+	case []gguf.Value:
+		elem = gguf.TypeArray
+	default:
+		panic(fmt.Sprintf("ggufwrite: unsupported array %T", xs))
+	}
+	return gguf.Value{Type: gguf.TypeArray, Elem: elem, Data: xs}
+}
+
+func typeOf(x any) gguf.ValueType {
+	switch x.(type) {
+	case uint8:
+		return gguf.TypeUint8
+	case int8:
+		return gguf.TypeInt8
+	case uint16:
+		return gguf.TypeUint16
+	case int16:
+		return gguf.TypeInt16
+	case uint32:
+		return gguf.TypeUint32
+	case int32:
+		return gguf.TypeInt32
+	case float32:
+		return gguf.TypeFloat32
+	case bool:
+		return gguf.TypeBool
+	case string:
+		return gguf.TypeString
+	case uint64:
+		return gguf.TypeUint64
+	case int64:
+		return gguf.TypeInt64
+	case float64:
+		return gguf.TypeFloat64
+	}
+	panic(fmt.Sprintf("ggufwrite: unsupported scalar %T", x))
+}

@@ -1,0 +1,52 @@
+// Package model runs a small pretrained Llama language model in pure Go for
+// kvscope's real-model mode: it loads a GGUF file (package gguf), tokenizes text
+// with the model's SentencePiece vocabulary, and decodes token by token with its
+// keys and values held by a pluggable Cache — the uncompressed FullCache as the
+// reference, or a compressed cache whose effect Compare and Perplexity measure.
+package model
+
+import (
+	"io"
+
+	"github.com/kvscope/kvscope/core/model/gguf"
+)
+
+// Model is a loaded Llama model: configuration, weights and tokenizer. It is
+// read-only after loading, so several Runners may share it.
+type Model struct {
+	Config    Config
+	Weights   Weights
+	Tokenizer *Tokenizer
+}
+
+// Load parses a GGUF file of size bytes from r and returns the model. In the
+// browser, pass bytes.NewReader(b) and len(b). Errors come from gguf.Load and
+// FromGGUF.
+func Load(r io.ReaderAt, size int64) (*Model, error) {
+	f, err := gguf.Load(r, size)
+	if err != nil {
+		return nil, err
+	}
+	return FromGGUF(f)
+}
+
+// FromGGUF builds a model from a parsed file: ConfigFromGGUF, TokenizerFromGGUF,
+// then every tensor decoded to float32 with its shape checked against the
+// configuration. The classifier is output.weight, or the token embedding when
+// that tensor is absent (tied). It returns a "model:"-prefixed error naming the
+// offending key or tensor.
+func FromGGUF(f *gguf.File) (*Model, error) {
+	c, err := ConfigFromGGUF(f)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := TokenizerFromGGUF(f)
+	if err != nil {
+		return nil, err
+	}
+	w, err := loadWeights(f, c)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{Config: c, Weights: w, Tokenizer: tok}, nil
+}

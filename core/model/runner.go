@@ -1,0 +1,117 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+// Runner decodes one sequence with a Model, holding the run state as flat
+// slices allocated once by NewRunner; attention goes through its Cache. A Runner
+// is not safe for concurrent use; create one per sequence.
+type Runner struct {
+	m     *Model
+	cache Cache
+	pos   int // position of the next token
+
+	x      []float32 // (dim) residual stream
+	xb     []float32 // (dim) normalised input of a sub-block
+	q      []float32 // (dim) query
+	k      []float32 // (kvDim) key
+	v      []float32 // (kvDim) value
+	att    []float32 // (dim) attention output
+	xb2    []float32 // (dim) sub-block output
+	hb     []float32 // (hidden) gate
+	hb2    []float32 // (hidden) up
+	logits []float32 // (vocab)
+}
+
+// NewRunner returns a Runner at position 0 that stores keys and values in c. It
+// resets c.
+func (m *Model) NewRunner(c Cache) *Runner {
+	cfg := m.Config
+	c.Reset()
+	return &Runner{
+		m: m, cache: c,
+		x: make([]float32, cfg.Dim), xb: make([]float32, cfg.Dim),
+		q: make([]float32, cfg.Dim), k: make([]float32, cfg.KVDim()), v: make([]float32, cfg.KVDim()),
+		att: make([]float32, cfg.Dim), xb2: make([]float32, cfg.Dim),
+		hb: make([]float32, cfg.Hidden), hb2: make([]float32, cfg.Hidden),
+		logits: make([]float32, cfg.Vocab),
+	}
+}
+
+// Model returns the model the runner decodes with.
+func (r *Runner) Model() *Model { return r.m }
+
+// Cache returns the runner's cache.
+func (r *Runner) Cache() Cache { return r.cache }
+
+// Pos returns the position the next Forward will occupy (the number of tokens fed).
+func (r *Runner) Pos() int { return r.pos }
+
+// Logits returns the logits of the last Forward (zeros before any). The slice is
+// owned by the runner and overwritten by the next Forward.
+func (r *Runner) Logits() []float32 { return r.logits }
+
+// Reset returns the runner to position 0 and resets its cache.
+func (r *Runner) Reset() {
+	r.pos = 0
+	clear(r.logits)
+	r.cache.Reset()
+}
+
+// Forward feeds token at position Pos(), advances the position and returns the
+// logits for the next token (the slice Logits returns). It returns an error if
+// token is out of range or the cache fails; the position does not advance then,
+// but the cache may hold the token for the layers that ran. Steady state
+// allocates nothing (when the cache does not).
+func (r *Runner) Forward(token int) ([]float32, error) {
+	c := r.m.Config
+	w := &r.m.Weights
+	if token < 0 || token >= c.Vocab {
+		return nil, fmt.Errorf("model: token %d out of range [0, %d)", token, c.Vocab)
+	}
+	copy(r.x, w.TokenEmbedding[token*c.Dim:(token+1)*c.Dim])
+	for l := range w.Layers {
+		ly := &w.Layers[l]
+		rmsNorm(r.xb, r.x, ly.AttnNorm, c.NormEps)
+		matVec(r.q, ly.Wq, r.xb)
+		matVec(r.k, ly.Wk, r.xb)
+		matVec(r.v, ly.Wv, r.xb)
+		if err := r.cache.Attend(l, r.pos, r.q, r.k, r.v, r.att); err != nil {
+			return nil, err
+		}
+		matVec(r.xb2, ly.Wo, r.att)
+		for i, v := range r.xb2 {
+			r.x[i] += v
+		}
+
+		rmsNorm(r.xb, r.x, ly.FFNNorm, c.NormEps)
+		matVec(r.hb, ly.WGate, r.xb)
+		matVec(r.hb2, ly.WUp, r.xb)
+		for i, g := range r.hb {
+			r.hb[i] = silu(g) * r.hb2[i]
+		}
+		matVec(r.xb2, ly.WDown, r.hb)
+		for i, v := range r.xb2 {
+			r.x[i] += v
+		}
+	}
+	rmsNorm(r.x, r.x, w.OutputNorm, c.NormEps)
+	matVec(r.logits, w.Output, r.x)
+	r.pos++
+	return r.logits, nil
+}
+
+// logSumExp returns log Σ exp(x[i]) computed stably in float64.
+func logSumExp(x []float32) float64 {
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	var s float64
+	for _, v := range x {
+		s += math.Exp(float64(v - m))
+	}
+	return float64(m) + math.Log(s)
+}

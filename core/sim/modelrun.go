@@ -1,0 +1,278 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/kvscope/kvscope/core/model"
+)
+
+// tapCache is an uncompressed model.Cache that also keeps each layer's
+// last attention output, so the compressed cache can be measured against
+// it position by position.
+type tapCache struct {
+	full *model.FullCache
+	out  [][]float32 // per layer: the last output (Dim)
+	keys []float32   // recording for calibration: [t][layer][kvDim] keys (rotated unless pre), nil when not recording
+	vals []float32
+	pre  bool // record keys before RoPE
+	mc   model.Config
+}
+
+func newTapCache(mc model.Config, capacity int) (*tapCache, error) {
+	full, err := model.NewFullCache(mc, capacity)
+	if err != nil {
+		return nil, err
+	}
+	t := &tapCache{full: full, out: make([][]float32, mc.Layers), mc: mc}
+	for l := range t.out {
+		t.out[l] = make([]float32, mc.Dim)
+	}
+	return t, nil
+}
+
+func (t *tapCache) Attend(l, pos int, q, k, v, out []float32) error {
+	if t.keys != nil {
+		n := len(t.keys)
+		t.keys = append(t.keys, k...)
+		if !t.pre {
+			model.RoPE(t.keys[n:], pos, t.mc.HeadDim, t.mc.RopeBase)
+		}
+		t.vals = append(t.vals, v...)
+	}
+	if err := t.full.Attend(l, pos, q, k, v, out); err != nil {
+		return err
+	}
+	copy(t.out[l], out)
+	return nil
+}
+
+func (t *tapCache) Reset() { t.full.Reset() }
+
+// ModelCalibration is what storage learned from a model's keys and values
+// before decoding: per-channel or per-tensor ranges and low-rank bases.
+type ModelCalibration struct {
+	c          calibration
+	reposition bool
+}
+
+// CalibrationText is how many tokens CalibrateModel records: the model's
+// own greedy continuation of BOS.
+const CalibrationText = 128
+
+// CalibrateModel runs m on its greedy continuation of BOS with an
+// uncompressed cache, records every layer's keys (before RoPE with
+// reposition, else rotated to their positions) and values, and learns what
+// cfg's storage needs from them. It returns nil and no error when cfg's
+// storage needs nothing.
+func CalibrateModel(m *model.Model, cfg Config, reposition bool) (*ModelCalibration, error) {
+	mc := m.Config
+	cfg.Layers, cfg.Heads, cfg.KVHeads, cfg.HeadDim = mc.Layers, mc.Heads, mc.KVHeads, mc.HeadDim
+	if !cfg.needsCalibration() {
+		return nil, nil
+	}
+	n := min(CalibrationText, mc.ContextLength)
+	tap, err := newTapCache(mc, n+1)
+	if err != nil {
+		return nil, err
+	}
+	tap.pre = reposition
+	tap.keys = make([]float32, 0, n*mc.Layers*mc.KVDim())
+	tap.vals = make([]float32, 0, cap(tap.keys))
+	r := m.NewRunner(tap)
+	if _, err := r.Generate([]int{m.Tokenizer.BOS}, model.GenerateOptions{MaxTokens: n - 1, IgnoreEOS: true}); err != nil {
+		return nil, fmt.Errorf("sim: calibration run: %w", err)
+	}
+	cfg.Tokens = len(tap.keys) / (mc.Layers * mc.KVDim())
+	src := func() (Source, error) { return &recorded{k: tap.keys, v: tap.vals}, nil }
+	c, err := calibrate(cfg, src)
+	if err != nil {
+		return nil, err
+	}
+	return &ModelCalibration{c: c, reposition: reposition}, nil
+}
+
+// recorded replays recorded keys and values ([t][layer][kvDim]) as a Source.
+type recorded struct {
+	k, v []float32
+	pos  int
+}
+
+func (r *recorded) Next(q, k, v []float32) int {
+	n := len(k)
+	copy(k, r.k[r.pos*n:(r.pos+1)*n])
+	copy(v, r.v[r.pos*n:(r.pos+1)*n])
+	r.pos++
+	return r.pos - 1
+}
+
+// ModelRun decodes a prompt with a real model twice, side by side: with an
+// uncompressed cache and with a compressed one, each greedily on its own
+// text. A third, uncompressed cache follows the compressed text (teacher
+// forcing), so each step compares the two caches' next-token predictions
+// and attention on the same tokens. It is deterministic.
+type ModelRun struct {
+	m      *model.Model
+	cfg    Config
+	cache  *ModelCache
+	tap    *tapCache
+	ref    *model.Runner // uncompressed, free-running
+	test   *model.Runner // compressed, free-running
+	shadow *model.Runner // uncompressed, fed the compressed text
+
+	prompt            []int
+	maxTokens         int
+	refToks, testToks []int
+	refNext, testNext int
+	klSum             float64
+	agree, steps      int
+	diverge           int
+	pieces            []string
+	refText, testText []byte
+	last              Metrics
+	history           []Metrics
+	kls               []float64
+	text              TextCompare
+	snap              Snapshot
+	err               error
+}
+
+// NewModelRun prepares to decode prompt (BOS is prepended) for up to
+// maxTokens positions, prompt included, with cfg's policy and storage.
+func NewModelRun(m *model.Model, cfg Config, prompt string, maxTokens int, reposition bool) (*ModelRun, error) {
+	mc := m.Config
+	if maxTokens < 2 || maxTokens > mc.ContextLength {
+		return nil, fmt.Errorf("sim: model run of %d tokens: want 2 to %d (the model's context)", maxTokens, mc.ContextLength)
+	}
+	toks := m.Tokenizer.Encode(prompt, true, false)
+	if len(toks) >= maxTokens {
+		return nil, fmt.Errorf("sim: prompt of %d tokens leaves no room in %d", len(toks), maxTokens)
+	}
+	cal, err := CalibrateModel(m, cfg, reposition)
+	if err != nil {
+		return nil, err
+	}
+	cache, err := NewModelCache(mc, cfg, maxTokens, len(toks), reposition, cal)
+	if err != nil {
+		return nil, err
+	}
+	tap, err := newTapCache(mc, maxTokens)
+	if err != nil {
+		return nil, err
+	}
+	full, err := model.NewFullCache(mc, maxTokens)
+	if err != nil {
+		return nil, err
+	}
+	cache.ref = tap
+	r := &ModelRun{m: m, cfg: cache.cfg, cache: cache, tap: tap, prompt: toks, maxTokens: maxTokens, diverge: -1,
+		ref: m.NewRunner(full), test: m.NewRunner(cache), shadow: m.NewRunner(tap)}
+	r.refToks = make([]int, 0, maxTokens)
+	r.testToks = make([]int, 0, maxTokens)
+	r.pieces = make([]string, 0, maxTokens)
+	r.history = make([]Metrics, 0, maxTokens)
+	r.kls = make([]float64, 0, maxTokens)
+	return r, nil
+}
+
+// Config returns the run's configuration (with the model's shape).
+func (r *ModelRun) Config() Config { return r.cfg }
+
+// Pos returns the number of tokens fed so far.
+func (r *ModelRun) Pos() int { return len(r.testToks) }
+
+// Err returns the error that stopped the run, if any.
+func (r *ModelRun) Err() error { return r.err }
+
+// Cache returns the compressed cache.
+func (r *ModelRun) Cache() *ModelCache { return r.cache }
+
+// Step feeds one token to each cache: the next prompt token, then each
+// run's own greedy choice. It returns false when maxTokens are fed, both
+// texts have ended (EOS), or after an error.
+func (r *ModelRun) Step() bool {
+	pos := len(r.testToks)
+	if r.err != nil || pos >= r.maxTokens {
+		return false
+	}
+	eos := r.m.Tokenizer.EOS
+	if pos > len(r.prompt) && r.refNext == eos && r.testNext == eos {
+		return false
+	}
+	refTok, testTok := r.refNext, r.testNext
+	if pos < len(r.prompt) {
+		refTok, testTok = r.prompt[pos], r.prompt[pos]
+	}
+	a, err := r.shadow.Forward(testTok)
+	if err == nil {
+		r.cache.sum = Metrics{}
+		var b []float32
+		if b, err = r.test.Forward(testTok); err == nil {
+			r.testNext = model.Argmax(b)
+			kl := model.KLDivergence(a, b)
+			if r.testNext == model.Argmax(a) {
+				r.agree++
+			}
+			r.steps++
+			r.klSum += kl
+			r.kls = append(r.kls, kl)
+			var c []float32
+			if c, err = r.ref.Forward(refTok); err == nil {
+				r.refNext = model.Argmax(c)
+			}
+		}
+	}
+	if err != nil {
+		r.err = fmt.Errorf("sim: model run at position %d: %w", pos, err)
+		return false
+	}
+	r.last = r.cache.sum.scale(1 / float64(r.m.Config.Layers))
+	r.history = append(r.history, r.last)
+	r.refToks = append(r.refToks, refTok)
+	r.testToks = append(r.testToks, testTok)
+	tk := r.m.Tokenizer
+	prevR, prevT := -1, -1
+	if pos > 0 {
+		prevR, prevT = r.refToks[pos-1], r.testToks[pos-1]
+	}
+	r.refText = tk.AppendToken(r.refText, prevR, refTok)
+	r.testText = tk.AppendToken(r.testText, prevT, testTok)
+	r.pieces = append(r.pieces, tk.Piece(testTok))
+	if r.diverge < 0 && refTok != testTok {
+		r.diverge = pos
+	}
+	return true
+}
+
+// Texts returns the uncompressed and compressed texts so far.
+func (r *ModelRun) Texts() (full, compressed string) { return string(r.refText), string(r.testText) }
+
+// Snapshot fills the run's snapshot with layer's state after the last
+// step: the compressed cache's tokens and roles, the uncompressed cache's
+// attention on the same text, memory, metrics and both texts.
+func (r *ModelRun) Snapshot(layer int) *Snapshot {
+	s := &r.snap
+	pos := len(r.testToks)
+	full := r.tap.full
+	var ref func(int) []float32
+	if pos > 0 && !r.cache.reposition {
+		ref = func(qh int) []float32 { return full.Attention(layer, qh) }
+	}
+	r.cache.c.fill(s, layer, pos, ref)
+	s.Prompt = len(r.prompt)
+	s.Mem = r.cache.c.memory()
+	s.FullBytes = 2 * 2 * int64(r.cfg.Layers*r.cfg.KVHeads*r.cfg.HeadDim) * int64(pos)
+	s.EvictBytes = r.cache.c.evictBytes()
+	s.Metrics, s.History = r.last, r.history
+	s.Tokens = r.pieces
+	t := &r.text
+	t.Full, t.Compressed = string(r.refText), string(r.testText)
+	t.Diverge, t.KLHistory = r.diverge, r.kls
+	t.NextKL, t.MeanKL, t.Agreement = 0, 0, 0
+	if r.steps > 0 {
+		t.NextKL = r.kls[len(r.kls)-1]
+		t.MeanKL = r.klSum / float64(r.steps)
+		t.Agreement = float64(r.agree) / float64(r.steps)
+	}
+	s.Text = t
+	return s
+}
