@@ -40,6 +40,7 @@ vet:
 	@unformatted=$$(gofmt -l core viz wasm); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet $(PURE_PKGS)
 	GOOS=js GOARCH=wasm $(GO) vet $(JS_PKGS)
+	$(GO) vet ./wasm/serve ./wasm/e2e
 
 test-native:
 	$(GO) test -count=1 $(PURE_PKGS)
@@ -62,8 +63,9 @@ test: vet test-native test-wasm test-browser
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PURE_PKGS)
 
+# The README's picture of the page, taken by the browser tests' harness.
 screenshot: chromium build model
-	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_SCREENSHOT=$(CURDIR)/static/screenshot-page.png $(GO) test -count=1 -run TestScreenshot $(BROWSER_PKGS)
+	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_SCREENSHOT=$(CURDIR)/static/screenshot.png $(GO) test -count=1 -run TestScreenshot $(BROWSER_PKGS)
 
 clean:
 	rm -f static/main.wasm static/wasm_exec.js static/*.gguf

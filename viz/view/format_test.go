@@ -1,0 +1,31 @@
+package view
+
+import (
+	"math"
+	"testing"
+)
+
+func TestFormat(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{Bytes(0), "0 B"},
+		{Bytes(512), "512 B"},
+		{Bytes(1536), "1.5 KiB"},
+		{Bytes(16 << 30), "16 GiB"},
+		{Bytes(1023.7 * 1024 * 1024), "1024 MiB"},
+		{Bytes(-2048), "−2 KiB"},
+		{Bytes(math.NaN()), "–"},
+		{Sig(0.012345, 3), "0.0123"},
+		{Sig(123.456, 3), "123"},
+		{Sig(1.5, 3), "1.5"},
+		{Sig(2e-7, 2), "2.0e-07"},
+		{Sig(math.Inf(1), 3), "–"},
+		{Percent(0.9731), "97.3%"},
+		{Ratio(1000, 32), "31.2×"},
+		{Ratio(1, 0), "–"},
+	}
+	for i, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("case %d: %q, want %q", i, tc.got, tc.want)
+		}
+	}
+}

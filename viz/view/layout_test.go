@@ -1,0 +1,134 @@
+package view
+
+import (
+	"math"
+	"testing"
+)
+
+func TestPlaceAutoZoomFollows(t *testing.T) {
+	area := Rect{X: 10, Y: 20, W: 900, H: 160}
+	tests := []struct {
+		steps, total, heads int
+		scale               float64
+		cellCSS             float64 // expected token width, CSS px
+		left                float64
+	}{
+		{64, 64, 8, 1, 900.0 / 64, 0},
+		{10, 10, 8, 1, 900.0 / 64, 0},            // short runs use the 64-token zoom
+		{100, 512, 8, 1, 900.0 / 512, 0},         // the whole run fits: columns stay put
+		{900, 900, 8, 1, MinAutoCell, 900 - 720}, // 900/1.25 = 720 visible: follow the newest
+		{4096, 4096, 32, 2, MinAutoCell, 4096 - 720},
+		{16, 0, 4, 1, 900.0 / 64, 0},
+	}
+	for _, tc := range tests {
+		var v Viewport
+		a := area
+		a.W *= tc.scale
+		g := v.Place(a, tc.heads, tc.steps, tc.total, tc.scale)
+		if math.Abs(g.CellW/tc.scale-tc.cellCSS) > 1e-9 {
+			t.Errorf("steps %d: cell %v CSS px, want %v", tc.steps, g.CellW/tc.scale, tc.cellCSS)
+		}
+		if math.Abs(g.Left-tc.left) > 1e-9 {
+			t.Errorf("steps %d: left %v, want %v", tc.steps, g.Left, tc.left)
+		}
+		if g.CellH > MaxRow*tc.scale || g.CellH*float64(tc.heads) > a.H+1e-9 {
+			t.Errorf("steps %d: row height %v", tc.steps, g.CellH)
+		}
+		first, n, bin := g.Columns()
+		if last := first + n*bin; last < tc.steps || first > tc.steps {
+			t.Errorf("steps %d: columns %d+%d×%d miss the newest token", tc.steps, first, n, bin)
+		}
+	}
+}
+
+func TestCellAtInvertsCellCenter(t *testing.T) {
+	for _, steps := range []int{1, 64, 300, 4096} {
+		var v Viewport
+		g := v.Place(Rect{X: 5, Y: 7, W: 800, H: 200}, 8, steps, steps, 1.5)
+		first, n, bin := g.Columns()
+		for p := first; p < first+n*bin && p < steps; p += 7 {
+			for h := 0; h < 8; h++ {
+				x, y, ok := g.CellCenter(h, p)
+				if !ok {
+					continue
+				}
+				hh, pp, ok := g.CellAt(x, y)
+				if !ok || hh != h || pp != p {
+					t.Fatalf("steps %d: CellAt(CellCenter(%d,%d)) = %d,%d,%v", steps, h, p, hh, pp, ok)
+				}
+			}
+		}
+		if _, _, ok := g.CellAt(4, 8); ok {
+			t.Error("point left of the map hit a cell")
+		}
+		if _, _, ok := g.CellAt(6, 7+200); ok {
+			t.Error("point below the map hit a cell")
+		}
+	}
+}
+
+func TestCellAtFuturePosition(t *testing.T) {
+	var v Viewport
+	g := v.Place(Rect{W: 900, H: 100}, 4, 10, 10, 1) // 10 tokens in a 64-token-wide zoom
+	if _, _, ok := g.CellAt(800, 10); ok {
+		t.Error("a position not decoded yet was hit")
+	}
+	if h, p, ok := g.CellAt(1, 30); !ok || h != 1 || p != 0 {
+		t.Errorf("CellAt(1,30) = %d %d %v", h, p, ok)
+	}
+}
+
+func TestScrollZoomFit(t *testing.T) {
+	var v Viewport
+	area := Rect{W: 600, H: 100}
+	g := v.Place(area, 4, 1000, 1000, 1)
+	v.Scroll(&g, -300, 1)
+	if !v.Free {
+		t.Fatal("scrolling back does not free the view")
+	}
+	g = v.Place(area, 4, 1001, 1001, 1)
+	if want := 1000 - 600/MinAutoCell - 300/MinAutoCell; math.Abs(g.Left-want) > 1e-9 {
+		t.Errorf("free view moved: left %v, want %v", g.Left, want)
+	}
+	v.Scroll(&g, 10000, 1)
+	if v.Free {
+		t.Error("scrolling to the end does not resume following")
+	}
+	g = v.Place(area, 4, 1001, 1001, 1)
+	// Zooming in around x=300 keeps the position under it.
+	before := g.Left + 300/g.CellW
+	v.Zoom(&g, 2, 300, 1)
+	g = v.Place(area, 4, 1001, 1001, 1)
+	if after := g.Left + 300/g.CellW; math.Abs(after-before) > 1e-6 {
+		t.Errorf("zoom moved the anchor: %v → %v", before, after)
+	}
+	v.Fit(&g, 1)
+	g = v.Place(area, 4, 1001, 1001, 1)
+	if g.Bin != 2 || g.Left != 0 {
+		t.Errorf("fit: bin %d left %v", g.Bin, g.Left)
+	}
+	if _, n, _ := g.Columns(); n != 501 {
+		t.Errorf("fit: %d columns, want 501", n)
+	}
+}
+
+func TestColumnXClips(t *testing.T) {
+	g := Grid{Area: Rect{X: 10, W: 100}, CellW: 8, Left: 2.5, Steps: 100, Bin: 1}
+	x, w := g.ColumnX(2)
+	if x != 10 || w != 4 {
+		t.Errorf("ColumnX(2) = %v, %v; want 10, 4", x, w)
+	}
+	x, w = g.ColumnX(15) // starts at 10 + 12.5*8 = 110: outside
+	if w != 0 {
+		t.Errorf("ColumnX(15) = %v, %v; want zero width", x, w)
+	}
+}
+
+func BenchmarkPlace(b *testing.B) {
+	var v Viewport
+	b.ReportAllocs()
+	for b.Loop() {
+		g := v.Place(Rect{W: 1800, H: 400}, 32, 4096, 4096, 2)
+		g.Columns()
+	}
+}

@@ -1,0 +1,75 @@
+package view
+
+import (
+	"math"
+
+	"github.com/kvscope/kvscope/core/sim"
+)
+
+// Metric names one of sim.Metrics' fields.
+type Metric int
+
+// The metrics the page plots.
+const (
+	MetricKErr Metric = iota
+	MetricVErr
+	MetricOutErr
+	MetricMass
+	MetricKL
+	NumMetrics
+)
+
+// MetricNames are the page's names of the metrics.
+var MetricNames = [NumMetrics]string{"K error", "V error", "output error", "attention mass kept", "KL(full‖compressed)"}
+
+// Value returns metric k of m, or 0 for an unknown k.
+func (k Metric) Value(m *sim.Metrics) float64 {
+	switch k {
+	case MetricKErr:
+		return m.KErr
+	case MetricVErr:
+		return m.VErr
+	case MetricOutErr:
+		return m.OutErr
+	case MetricMass:
+		return m.Mass
+	case MetricKL:
+		return m.KL
+	}
+	return 0
+}
+
+// Spark scales the history of metric k into dst: when the history is
+// longer than dst it is split into len(dst) equal buckets and each keeps
+// its largest value (spikes stay visible); otherwise one column per step.
+// Heights are divided by hi = max(floor, largest finite value), so they lie
+// in [0, 1]; NaN and infinite values count as 0. It returns the columns
+// used and hi, and allocates nothing.
+func Spark(dst []float32, hist []sim.Metrics, k Metric, floor float64) ([]float32, float64) {
+	n := min(len(dst), len(hist))
+	if n == 0 {
+		return dst[:0], math.Max(floor, 0)
+	}
+	hi := floor
+	for i := range hist {
+		if v := k.Value(&hist[i]); finite(v) && v > hi {
+			hi = v
+		}
+	}
+	if hi <= 0 {
+		hi = 1
+	}
+	for j := 0; j < n; j++ {
+		lo, up := j*len(hist)/n, (j+1)*len(hist)/n
+		m := 0.0
+		for i := lo; i < up; i++ {
+			if v := k.Value(&hist[i]); finite(v) && v > m {
+				m = v
+			}
+		}
+		dst[j] = float32(m / hi)
+	}
+	return dst[:n], hi
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

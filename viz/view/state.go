@@ -1,0 +1,74 @@
+package view
+
+import (
+	"github.com/kvscope/kvscope/core/sim"
+)
+
+// State is everything a shared link reproduces: one or two simulation
+// configurations and how the page shows them.
+//
+// The zero value is not useful; start from DefaultState or Decode. Every
+// function of this package that takes a *State leaves it normalized: all
+// values in range and the cross-field rules of Normalize satisfied.
+type State struct {
+	A sim.Config // the configuration shown (the left one in compare mode)
+	B sim.Config // compare mode's second configuration; its stream settings always equal A's
+
+	Compare bool    // show A and B side by side on the same stream
+	Layer   int     // layer shown, 0 ≤ Layer < A.Layers
+	Speed   float64 // decode steps per second while playing
+	At      int     // step to open at (0 = the start); the page replays to it
+	Playing bool    // decoding runs on its own
+
+	Model   string // model-scale preset: a key of Models
+	Context int    // model-scale context length, tokens
+}
+
+// DefaultState is the page's opening state: sim.DefaultConfig for A, the
+// KIVI 2-bit preset for B, playing at 30 steps per second, scaled to
+// Llama-2-7B at 32K tokens.
+func DefaultState() State {
+	s := State{
+		A:       sim.DefaultConfig(),
+		B:       sim.DefaultConfig(),
+		Speed:   30,
+		Playing: true,
+		Model:   "llama2-7b",
+		Context: 32768,
+	}
+	ApplyPreset(&s.B, "streaming")
+	Normalize(&s)
+	return s
+}
+
+// ApplyPreset applies the sim.Presets entry named name to c and reports
+// whether one was found. It never changes the stream settings.
+func ApplyPreset(c *sim.Config, name string) bool {
+	for _, p := range sim.Presets {
+		if p.Name == name {
+			keep := *c
+			p.Apply(c)
+			copyStream(c, &keep)
+			return true
+		}
+	}
+	return false
+}
+
+// copyStream sets dst's synthetic-stream settings (seed, shape and
+// generator knobs) to src's, leaving eviction and storage alone.
+func copyStream(dst, src *sim.Config) {
+	dst.Seed, dst.Layers, dst.Heads, dst.KVHeads = src.Seed, src.Layers, src.Heads, src.KVHeads
+	dst.HeadDim, dst.Prompt, dst.Tokens = src.HeadDim, src.Prompt, src.Tokens
+	dst.SinkStrength, dst.HeavyStrength, dst.Locality = src.SinkStrength, src.HeavyStrength, src.Locality
+	dst.RetrievalShare, dst.OutlierChannels = src.RetrievalShare, src.OutlierChannels
+	dst.OutlierScale, dst.TailDF, dst.RefStride = src.OutlierScale, src.TailDF, src.RefStride
+}
+
+// Side returns configuration A (side 0) or B (any other side).
+func (s *State) Side(side int) *sim.Config {
+	if side == 0 {
+		return &s.A
+	}
+	return &s.B
+}

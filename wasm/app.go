@@ -1,0 +1,247 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/view"
+)
+
+// side is one configuration on screen: its engine, latest snapshot, map
+// viewport and where its pictures go (device px).
+type side struct {
+	eng  engine
+	snap *sim.Snapshot
+	vp   view.Viewport
+	grid view.Grid
+
+	mapR, attnR, memR view.Rect
+	sparkR            [view.NumMetrics]view.Rect
+}
+
+// app is the page's state. Only the game loop touches it; DOM callbacks
+// post closures with post, which Update runs.
+type app struct {
+	qmu   sync.Mutex
+	queue []func()
+
+	st    view.State // applied state
+	good  view.State // last state whose engines were built
+	edit  int        // side the controls edit
+	sides [2]side
+
+	acc         float64 // fractional steps owed while playing
+	replayTo    int     // step the engines are catching up to (see replay)
+	catchFrames int
+	changed     bool // snapshots need refreshing
+	version     int  // bumps whenever anything shown changes
+	notices     []view.Notice
+	noticeV     int // bumps when notices change
+	hover       hoverState
+	failures    int
+
+	pg          page
+	layoutDirty bool    // re-read the holes' rectangles
+	scale       float64 // device px per CSS px
+	frames      int     // frames drawn
+	ready       bool
+	broken      bool         // repeated internal errors: simulation stopped
+	rectV       int          // bumps when the holes' rectangles are re-read
+	domV        int          // version last written to the DOM
+	summaryAt   int          // step of the last aria-live summary
+	public      atomic.Value // string: JSON of the numbers, for window.kvscope.state()
+	updMs       float64      // moving averages of Update and of a drawn frame's Draw, ms
+	drawMs      float64
+}
+
+type hoverState struct {
+	on         bool
+	side       int
+	x, y       float64 // CSS px, viewport
+	head, pos  int
+	valid      bool
+	dragging   bool
+	lastDragX  float64
+	pendingZ   float64 // wheel zoom factor to apply (1 = none)
+	pendingDX  float64 // drag scroll, CSS px
+	anchorSide int
+}
+
+// post queues f to run in the game loop. It never blocks for long and is
+// safe to call from DOM callbacks.
+func (a *app) post(f func()) {
+	a.qmu.Lock()
+	a.queue = append(a.queue, f)
+	a.qmu.Unlock()
+}
+
+func (a *app) drain() {
+	a.qmu.Lock()
+	q := a.queue
+	a.queue = nil
+	a.qmu.Unlock()
+	for _, f := range q {
+		f()
+	}
+}
+
+func (a *app) active() int {
+	if a.st.Compare {
+		return 2
+	}
+	return 1
+}
+
+func (a *app) pos() int {
+	if a.sides[0].eng == nil {
+		return 0
+	}
+	return a.sides[0].eng.Pos()
+}
+
+func (a *app) addNotices(ns ...view.Notice) {
+	if len(ns) == 0 {
+		return
+	}
+	a.notices = append(a.notices, ns...)
+	if len(a.notices) > 6 {
+		a.notices = a.notices[len(a.notices)-6:]
+	}
+	a.noticeV++
+}
+
+// apply makes next the state shown: it rebuilds the engines whose
+// configuration changed and replays them to target steps. A configuration
+// the engine refuses is reported and the previous one kept.
+func (a *app) apply(next view.State, target int) {
+	view.Normalize(&next)
+	for i := 0; i < 2; i++ {
+		if i == 1 && !next.Compare {
+			a.sides[1].eng, a.sides[1].snap = nil, nil
+			continue
+		}
+		c := *next.Side(i)
+		s := &a.sides[i]
+		if s.eng != nil && s.eng.Config() == c && s.eng.Pos() <= target {
+			continue
+		}
+		e, err := newEngine(c)
+		if err != nil {
+			name := "A"
+			if i == 1 {
+				name = "B"
+			}
+			a.addNotices(view.Notice{Msg: fmt.Sprintf("%s: the simulator refused these settings (%v); keeping the previous ones", name, err)})
+			*next.Side(i) = *a.good.Side(i)
+			if i == 0 {
+				next.B = a.good.B
+				view.Normalize(&next)
+			}
+			if s.eng != nil && s.eng.Config() == *next.Side(i) {
+				continue
+			}
+			if e, err = newEngine(*next.Side(i)); err != nil {
+				// The last good settings fail too (should not happen): defaults.
+				d := view.DefaultState()
+				*next.Side(i) = *d.Side(i)
+				if e, err = newEngine(*next.Side(i)); err != nil {
+					panic("kvscope: default configuration refused: " + err.Error())
+				}
+			}
+		}
+		s.eng, s.snap = e, nil
+	}
+	a.st = next
+	a.good = next
+	a.replay(target)
+}
+
+// replay makes the engines catch up to target tokens (never stopping
+// inside the prompt). The work happens in Update, a time slice per frame,
+// so a long replay leaves the page responsive and shows its progress.
+func (a *app) replay(target int) {
+	a.replayTo = min(max(target, a.st.A.Prompt), a.st.A.Tokens)
+	a.changed = true
+}
+
+// replaying reports whether the engines are still catching up.
+func (a *app) replaying() bool { return a.pos() < a.replayTo }
+
+// cur is the step the page shows or is catching up to.
+func (a *app) cur() int { return max(a.pos(), a.replayTo) }
+
+// catchUp steps the engines towards replayTo for about budget. The
+// picture is refreshed a few times a second while catching up, and when done.
+func (a *app) catchUp(budget time.Duration) {
+	t0 := time.Now()
+	for a.replaying() && time.Since(t0) < budget {
+		for n := 0; n < 8; n++ {
+			for i := 0; i < a.active(); i++ {
+				if e := a.sides[i].eng; e.Pos() < a.replayTo && !e.Step() && i == 0 {
+					a.replayTo = e.Pos() // the run ended early
+				}
+			}
+		}
+	}
+	a.catchFrames++
+	if !a.replaying() || a.catchFrames%8 == 0 {
+		a.changed = true
+	}
+}
+
+// rebuild starts every engine again from step 0 and replays to target.
+func (a *app) rebuild(target int) {
+	for i := range a.sides {
+		a.sides[i].eng = nil
+	}
+	a.apply(a.st, target)
+}
+
+func (a *app) stepAll() bool {
+	ok := true
+	for i := 0; i < a.active(); i++ {
+		if !a.sides[i].eng.Step() {
+			ok = false
+		}
+	}
+	a.changed = true
+	return ok
+}
+
+// setField applies one control or link setting to the side being edited.
+func (a *app) setField(key, value string) {
+	if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 {
+		key = "b." + key
+	}
+	next := a.st
+	a.addNotices(view.Set(&next, key, value)...)
+	a.apply(next, a.cur())
+	a.reflect()
+}
+
+func (a *app) applyPreset(name string) {
+	next := a.st
+	if !view.ApplyPreset(next.Side(a.edit), name) {
+		a.addNotices(view.Notice{Key: "preset", Value: name, Msg: "unknown preset; ignored"})
+		return
+	}
+	a.apply(next, a.cur())
+	a.reflect()
+}
+
+func (a *app) refresh() {
+	if !a.changed {
+		return
+	}
+	for i := 0; i < a.active(); i++ {
+		s := &a.sides[i]
+		s.snap = s.eng.Snapshot(a.st.Layer)
+	}
+	a.changed = false
+	a.version++
+}

@@ -1,0 +1,545 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"syscall/js"
+
+	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/view"
+)
+
+var (
+	window   = js.Global()
+	document = window.Get("document")
+)
+
+func byID(id string) js.Value { return document.Call("getElementById", id) }
+
+// text is a DOM element whose text is written only when it changes.
+type text struct {
+	el   js.Value
+	last string
+}
+
+func newText(id string) *text { return &text{el: byID(id)} }
+
+func (t *text) set(s string) {
+	if s != t.last && t.el.Truthy() {
+		t.el.Set("textContent", s)
+		t.last = s
+	}
+}
+
+// control is a DOM input bound to a settings key.
+type control struct {
+	el   js.Value
+	key  string
+	kind string // "checkbox", "select", "number", "range"
+	out  js.Value
+}
+
+// page holds the DOM elements the game loop writes to.
+type page struct {
+	controls []control
+	funcs    []js.Func // kept alive for the page's lifetime
+
+	stepInfo, summary             *text
+	names, axes, memRatio, scales [2]*text
+	memLabels                     [2][3]*text
+	metricVals                    [2][view.NumMetrics]*text
+	playBtn                       js.Value
+	tooltip                       js.Value
+	tipLast                       string
+	rowsKey                       [2]string
+	noticesV                      int
+	policyHelp                    *text
+	lastPolicy                    string
+	lastCompare                   int
+	shownEdit                     int
+}
+
+// safe wraps a DOM callback: a panic inside it is reported as a notice
+// instead of stopping the Go program.
+func (a *app) safe(f func(this js.Value, args []js.Value)) js.Func {
+	fn := js.FuncOf(func(this js.Value, args []js.Value) (ret any) {
+		defer func() {
+			if r := recover(); r != nil {
+				a.post(func() { a.addNotices(view.Notice{Msg: fmt.Sprintf("internal error in a control: %v", r)}) })
+			}
+		}()
+		f(this, args)
+		return nil
+	})
+	a.pg.funcs = append(a.pg.funcs, fn)
+	return fn
+}
+
+func (a *app) on(el js.Value, event string, f func(this js.Value, args []js.Value)) {
+	if el.Truthy() {
+		el.Call("addEventListener", event, a.safe(f))
+	}
+}
+
+func (a *app) onPassive(el js.Value, event string, f func(this js.Value, args []js.Value)) {
+	opts := js.Global().Get("Object").New()
+	opts.Set("passive", false)
+	if el.Truthy() {
+		el.Call("addEventListener", event, a.safe(f), opts)
+	}
+}
+
+// initDOM binds every control, fills the generated parts of the page and
+// installs the keyboard, pointer and test hooks.
+func (a *app) initDOM() {
+	pg := &a.pg
+	pg.stepInfo, pg.summary, pg.policyHelp = newText("stepinfo"), newText("summary"), newText("policy-help")
+	pg.playBtn, pg.tooltip = byID("play"), byID("tooltip")
+	pg.lastCompare = -1
+	for i := 0; i < 2; i++ {
+		si := strconv.Itoa(i)
+		pg.names[i], pg.axes[i] = newText("name-"+si), newText("axis-"+si)
+		pg.memRatio[i], pg.scales[i] = newText("memratio-"+si), newText("scale-"+si)
+		for j := 0; j < 3; j++ {
+			pg.memLabels[i][j] = newText(fmt.Sprintf("mem-%d-%d", i, j))
+		}
+	}
+	a.fillSelects()
+	a.fillMetricRows()
+	a.fillLegend()
+
+	nodes := document.Call("querySelectorAll", "[data-key]")
+	for i := 0; i < nodes.Length(); i++ {
+		el := nodes.Index(i)
+		key := el.Get("dataset").Get("key").String()
+		f, _, ok := view.Lookup(key)
+		if !ok {
+			continue
+		}
+		kind := strings.ToLower(el.Get("tagName").String())
+		if kind == "input" {
+			kind = el.Get("type").String()
+		}
+		if kind == "number" || kind == "range" {
+			if f.Kind == view.Int || f.Kind == view.Float {
+				el.Set("min", f.Min)
+				el.Set("max", f.Max)
+				el.Set("step", f.Step)
+			} else {
+				el.Set("min", 0)
+			}
+		}
+		c := control{el: el, key: key, kind: kind, out: byID(el.Get("id").String() + "-out")}
+		pg.controls = append(pg.controls, c)
+		event := "change"
+		if kind == "range" {
+			event = "input"
+		}
+		a.on(el, event, func(this js.Value, args []js.Value) {
+			v := el.Get("value").String()
+			if kind == "checkbox" {
+				v = "0"
+				if el.Get("checked").Bool() {
+					v = "1"
+				}
+			}
+			a.post(func() { a.setField(key, v) })
+		})
+		if f.Label != "" && !el.Call("hasAttribute", "aria-label").Bool() && el.Get("labels").Length() == 0 {
+			el.Call("setAttribute", "aria-label", f.Label)
+		}
+	}
+
+	a.on(byID("play"), "click", func(js.Value, []js.Value) { a.post(a.togglePlay) })
+	a.on(byID("fwd"), "click", func(js.Value, []js.Value) { a.post(a.stepForward) })
+	a.on(byID("back"), "click", func(js.Value, []js.Value) { a.post(a.stepBack) })
+	a.on(byID("reset"), "click", func(js.Value, []js.Value) { a.post(a.reset) })
+	a.on(byID("reseed"), "click", func(js.Value, []js.Value) {
+		v := strconv.FormatUint(uint64(rand.Uint32()), 10)
+		a.post(func() { a.setField("seed", v) })
+	})
+	a.on(byID("share"), "click", func(js.Value, []js.Value) { a.post(a.share) })
+	preset := byID("preset")
+	a.on(preset, "change", func(js.Value, []js.Value) {
+		name := preset.Get("value").String()
+		preset.Set("value", "")
+		if name != "" {
+			a.post(func() { a.applyPreset(name) })
+		}
+	})
+	radios := document.Call("querySelectorAll", "input[name=edit]")
+	for i := 0; i < radios.Length(); i++ {
+		r := radios.Index(i)
+		a.on(r, "change", func(js.Value, []js.Value) {
+			v := 0
+			if r.Get("value").String() == "1" {
+				v = 1
+			}
+			a.post(func() { a.edit = v; a.reflect() })
+		})
+	}
+	zooms := document.Call("querySelectorAll", "[data-zoom]")
+	for i := 0; i < zooms.Length(); i++ {
+		b := zooms.Index(i)
+		what := b.Get("dataset").Get("zoom").String()
+		si, _ := strconv.Atoi(b.Get("dataset").Get("side").String())
+		a.on(b, "click", func(js.Value, []js.Value) { a.post(func() { a.zoomButton(si, what) }) })
+	}
+	a.on(document, "keydown", a.onKey)
+	a.on(window, "resize", func(js.Value, []js.Value) { a.post(func() { a.reflect() }) })
+	a.on(window, "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
+	a.on(byID("learn"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
+	for i := 0; i < 2; i++ {
+		a.bindMap(i)
+	}
+	a.installTestAPI()
+}
+
+func (a *app) fillSelects() {
+	add := func(sel js.Value, value, label string) {
+		o := document.Call("createElement", "option")
+		o.Set("value", value)
+		o.Set("textContent", label)
+		sel.Call("appendChild", o)
+	}
+	policyNames := map[string]string{"full": "full cache", "window": "window only", "streaming": "StreamingLLM", "h2o": "H2O",
+		"tova": "TOVA", "knorm": "key norm", "chunk": "chunks", "random": "random", "snapkv": "SnapKV", "seed000": "sinks + H2O + recent"}
+	for _, p := range view.Policies {
+		add(byID("policy"), p, policyNames[p])
+	}
+	for _, b := range view.BitWidths {
+		label := "INT" + strconv.Itoa(b)
+		switch b {
+		case 32:
+			label = "float32"
+		case 16:
+			label = "FP16"
+		}
+		add(byID("bits"), strconv.Itoa(b), label)
+	}
+	granNames := map[string]string{"tensor": "per tensor", "channel": "per channel", "token": "per token", "group": "groups of channels", "kivi": "KIVI (K channel, V token)"}
+	for _, g := range view.Granularities {
+		add(byID("gran"), g, granNames[g])
+	}
+	for _, m := range view.Models {
+		add(byID("model"), m.Key, m.Name)
+	}
+	for _, p := range sim.Presets {
+		add(byID("preset"), p.Name, p.Title)
+	}
+}
+
+func (a *app) fillMetricRows() {
+	var b strings.Builder
+	for k := view.Metric(0); k < view.NumMetrics; k++ {
+		fmt.Fprintf(&b, `<tr><th scope="row">%s</th><td class="val" id="mv-0-%d"></td><td><div class="hole spark" id="spark-0-%d"></div></td>`+
+			`<td class="val colB" id="mv-1-%d" hidden></td><td class="colB" hidden><div class="hole spark" id="spark-1-%d"></div></td></tr>`,
+			view.MetricNames[k], k, k, k, k)
+	}
+	byID("metric-rows").Set("innerHTML", b.String())
+	for i := 0; i < 2; i++ {
+		for k := 0; k < int(view.NumMetrics); k++ {
+			a.pg.metricVals[i][k] = newText(fmt.Sprintf("mv-%d-%d", i, k))
+		}
+	}
+}
+
+func (a *app) fillLegend() {
+	roles := map[string]sim.Role{"sink": sim.Sink, "heavy": sim.Heavy, "recent": sim.Recent, "kept": sim.Kept, "evicted": sim.Evicted}
+	sw := document.Call("querySelectorAll", "[data-role]")
+	for i := 0; i < sw.Length(); i++ {
+		el := sw.Index(i)
+		r := roles[el.Get("dataset").Get("role").String()]
+		el.Get("style").Set("background", view.RoleColor(r).Hex())
+	}
+	storages := map[string]sim.Storage{"full": sim.Full, "quantized": sim.Quantized, "lowrank": sim.LowRank}
+	sw = document.Call("querySelectorAll", "[data-storage]")
+	for i := 0; i < sw.Length(); i++ {
+		el := sw.Index(i)
+		st := storages[el.Get("dataset").Get("storage").String()]
+		c := view.CellColor(&sim.Cell{Role: sim.Recent, Storage: st}, 0)
+		el.Get("style").Set("background", c.Hex())
+	}
+	var b strings.Builder
+	for k := view.SegPayload; k < view.NumSegs; k++ {
+		fmt.Fprintf(&b, `<span class="chip"><i class="sw" style="background:%s"></i>%s</span>`, view.SegColors[k].Hex(), view.SegNames[k])
+	}
+	byID("seglegend").Set("innerHTML", b.String())
+}
+
+// onKey: Space plays or pauses, ←/→ step, R resets — unless the key
+// belongs to a focused control.
+func (a *app) onKey(_ js.Value, args []js.Value) {
+	ev := args[0]
+	if ev.Get("ctrlKey").Bool() || ev.Get("metaKey").Bool() || ev.Get("altKey").Bool() {
+		return
+	}
+	t := ev.Get("target")
+	tag := strings.ToLower(t.Get("tagName").String())
+	typ := ""
+	if tag == "input" {
+		typ = t.Get("type").String()
+	}
+	key := ev.Get("key").String()
+	switch tag {
+	case "select", "textarea", "button", "summary":
+		return
+	case "input":
+		if typ != "checkbox" && typ != "radio" {
+			return
+		}
+		if key == " " {
+			return
+		}
+	}
+	switch key {
+	case " ", "Spacebar":
+		a.post(a.togglePlay)
+	case "ArrowRight":
+		a.post(a.stepForward)
+	case "ArrowLeft":
+		a.post(a.stepBack)
+	case "r", "R":
+		a.post(a.reset)
+	default:
+		return
+	}
+	ev.Call("preventDefault")
+}
+
+// bindMap routes pointer input over side i's map: hover, wheel zoom, drag scroll.
+func (a *app) bindMap(i int) {
+	el := byID("map-" + strconv.Itoa(i))
+	a.on(el, "pointermove", func(_ js.Value, args []js.Value) {
+		ev := args[0]
+		x, y := ev.Get("clientX").Float(), ev.Get("clientY").Float()
+		drag := ev.Get("buttons").Int()&1 != 0
+		a.post(func() {
+			h := &a.hover
+			if drag && h.dragging && h.side == i {
+				h.pendingDX += h.lastDragX - x
+				h.lastDragX = x
+			}
+			h.on, h.side, h.x, h.y = true, i, x, y
+		})
+	})
+	a.on(el, "pointerdown", func(_ js.Value, args []js.Value) {
+		ev := args[0]
+		x := ev.Get("clientX").Float()
+		el.Call("setPointerCapture", ev.Get("pointerId"))
+		a.post(func() { a.hover.dragging, a.hover.lastDragX, a.hover.side = true, x, i })
+	})
+	a.on(el, "pointerup", func(js.Value, []js.Value) { a.post(func() { a.hover.dragging = false }) })
+	a.on(el, "pointerleave", func(js.Value, []js.Value) {
+		a.post(func() {
+			if !a.hover.dragging {
+				a.hover.on = false
+			}
+		})
+	})
+	a.onPassive(el, "wheel", func(_ js.Value, args []js.Value) {
+		ev := args[0]
+		ev.Call("preventDefault")
+		dx, dy := ev.Get("deltaX").Float(), ev.Get("deltaY").Float()
+		if ev.Get("deltaMode").Int() == 1 { // lines
+			dx, dy = dx*16, dy*16
+		}
+		shift := ev.Get("shiftKey").Bool()
+		x := ev.Get("clientX").Float()
+		a.post(func() {
+			h := &a.hover
+			h.side, h.x, h.anchorSide = i, x, i
+			if shift {
+				dx, dy = dx+dy, 0
+			}
+			if abs(dx) > abs(dy) {
+				h.pendingDX += dx
+				return
+			}
+			if h.pendingZ == 0 {
+				h.pendingZ = 1
+			}
+			h.pendingZ *= expNeg(dy * 0.002)
+		})
+	})
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// reflect writes the applied state into every control.
+func (a *app) reflect() {
+	for _, c := range a.pg.controls {
+		key := c.key
+		if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 && a.st.Compare {
+			key = "b." + key
+		}
+		v := view.Get(&a.st, key)
+		switch c.kind {
+		case "checkbox":
+			c.el.Set("checked", v == "1")
+		default:
+			if c.el.Get("value").String() != v {
+				c.el.Set("value", v)
+			}
+		}
+		if c.out.Truthy() {
+			c.out.Set("textContent", v)
+		}
+	}
+	byID("layer").Set("max", a.st.A.Layers-1)
+	cmp := 0
+	if a.st.Compare {
+		cmp = 1
+	}
+	if cmp != a.pg.lastCompare {
+		a.pg.lastCompare = cmp
+		hidden := !a.st.Compare
+		for _, id := range []string{"side-1", "memblock-1", "scale-1", "edit-side"} {
+			byID(id).Set("hidden", hidden)
+		}
+		cols := document.Call("querySelectorAll", ".colB")
+		for i := 0; i < cols.Length(); i++ {
+			cols.Index(i).Set("hidden", hidden)
+		}
+		if hidden {
+			a.edit = 0
+			document.Call("querySelector", "input[name=edit][value='0']").Set("checked", true)
+		}
+		a.layoutDirty = true
+	}
+	// Rows no taller than view.MaxRow, maps no taller than a share of the
+	// window: the attention rows follow the map and the teaching text the rest.
+	maxH := window.Get("innerHeight").Float() - 360
+	if a.st.Compare {
+		maxH = (window.Get("innerHeight").Float()-260)/2 - 90
+	}
+	h := max(60, min(float64(a.st.A.KVHeads)*view.MaxRow, maxH))
+	for i := 0; i < 2; i++ {
+		byID("map-"+strconv.Itoa(i)).Get("parentElement").Get("style").Set("height", strconv.Itoa(int(h))+"px")
+	}
+	a.layoutDirty = true
+	pol := a.st.Side(a.edit).Policy
+	for _, c := range a.pg.controls {
+		c.el.Get("parentElement").Get("classList").Call("toggle", "irrelevant", !relevant(pol, a.st.Side(a.edit), c.key))
+	}
+	if pol != a.pg.lastPolicy {
+		a.pg.lastPolicy = pol
+		dt := byID("learn-" + pol)
+		if dt.Truthy() {
+			a.pg.policyHelp.set(dt.Get("nextElementSibling").Get("textContent").String())
+		}
+		cur := document.Call("querySelectorAll", ".techniques dt.current")
+		for i := 0; i < cur.Length(); i++ {
+			cur.Index(i).Get("classList").Call("remove", "current")
+		}
+		if dt.Truthy() {
+			dt.Get("classList").Call("add", "current")
+		}
+	}
+	a.setPlayButton()
+	a.writeURL()
+}
+
+// relevant reports whether a setting matters for a configuration, so the
+// page can dim the ones that do not.
+func relevant(policy string, c *sim.Config, key string) bool {
+	switch key {
+	case "sink":
+		return policy != "full" && policy != "window" && policy != "chunk"
+	case "heavy":
+		return policy != "full" && policy != "window" && policy != "streaming" && policy != "chunk"
+	case "recent":
+		return policy != "full"
+	case "chunk", "drop":
+		return policy == "chunk"
+	case "shared":
+		return policy != "full"
+	case "gran", "group", "residual":
+		return c.Bits < 16
+	}
+	return true
+}
+
+func (a *app) setPlayButton() {
+	b := a.pg.playBtn
+	icon, txt := "▶", "Play"
+	if a.st.Playing {
+		icon, txt = "❚❚", "Pause"
+	}
+	b.Call("setAttribute", "aria-pressed", strconv.FormatBool(a.st.Playing))
+	b.Call("querySelector", ".icon").Set("textContent", icon)
+	b.Call("querySelector", ".txt").Set("textContent", txt)
+}
+
+// writeURL puts the state into the address bar without a history entry.
+func (a *app) writeURL() {
+	s := a.st
+	s.At = a.cur()
+	if s.Playing || s.At <= s.A.Prompt {
+		s.At = 0
+	}
+	window.Get("history").Call("replaceState", nil, "", "#"+view.Encode(&s))
+}
+
+func (a *app) share() {
+	a.writeURL()
+	href := window.Get("location").Get("href").String()
+	clip := window.Get("navigator").Get("clipboard")
+	if clip.Truthy() {
+		clip.Call("writeText", href)
+	}
+	a.addNotices(view.Notice{Msg: "Link copied: it reproduces every setting, the seed and the step."})
+}
+
+func (a *app) renderNotices() {
+	if a.pg.noticesV == a.noticeV {
+		return
+	}
+	a.pg.noticesV = a.noticeV
+	box := byID("notices")
+	box.Set("innerHTML", "")
+	for idx, n := range a.notices {
+		d := document.Call("createElement", "div")
+		d.Set("textContent", n.String())
+		btn := document.Call("createElement", "button")
+		btn.Set("textContent", "×")
+		btn.Call("setAttribute", "aria-label", "Dismiss")
+		btn.Set("type", "button")
+		i := idx
+		var fn js.Func
+		fn = js.FuncOf(func(js.Value, []js.Value) any {
+			a.post(func() {
+				if i < len(a.notices) {
+					a.notices = append(a.notices[:i], a.notices[i+1:]...)
+					a.noticeV++
+				}
+			})
+			fn.Release()
+			return nil
+		})
+		btn.Call("addEventListener", "click", fn)
+		d.Call("appendChild", btn)
+		box.Call("appendChild", d)
+	}
+	box.Get("dataset").Set("count", len(a.notices))
+}
+
+// readRect returns an element's viewport rectangle in device px.
+func readRect(id string, scale float64) view.Rect {
+	el := byID(id)
+	if !el.Truthy() {
+		return view.Rect{}
+	}
+	r := el.Call("getBoundingClientRect")
+	return view.Rect{X: r.Get("x").Float() * scale, Y: r.Get("y").Float() * scale,
+		W: r.Get("width").Float() * scale, H: r.Get("height").Float() * scale}
+}

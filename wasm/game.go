@@ -1,0 +1,305 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"math"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"github.com/kvscope/kvscope/viz"
+	"github.com/kvscope/kvscope/viz/view"
+)
+
+// maxStepsPerFrame bounds the catch-up work of one frame while playing.
+const maxStepsPerFrame = 8
+
+// game is the Ebiten side of the page: Update applies queued input and
+// advances the engines; Draw renders the pictures into the page's holes.
+type game struct {
+	a *app
+	r *viz.Renderer
+
+	drawn       int // drawKey of the last frame drawn
+	filledRectV int // layout version of the last full background fill
+	drawKey     int
+	lastTip     [3]int
+	lastGrid    [2]view.Grid
+}
+
+func (g *game) Layout(w, h int) (int, int) {
+	s := ebiten.Monitor().DeviceScaleFactor()
+	if s <= 0 {
+		s = 1
+	}
+	if s != g.a.scale {
+		g.a.scale = s
+		g.a.layoutDirty = true
+	}
+	return int(math.Ceil(float64(w) * s)), int(math.Ceil(float64(h) * s))
+}
+
+func (g *game) Update() error {
+	defer g.recoverPanic("update")
+	a := g.a
+	t0 := time.Now()
+	defer func() { a.updMs = 0.95*a.updMs + 0.05*float64(time.Since(t0).Microseconds())/1000 }()
+	if a.broken {
+		a.drain()
+		a.renderNotices()
+		return nil
+	}
+	a.drain()
+	if a.replaying() {
+		a.catchUp(60 * time.Millisecond)
+	} else if a.st.Playing {
+		a.acc += a.st.Speed / float64(ebiten.TPS())
+		n := min(int(a.acc), maxStepsPerFrame)
+		a.acc -= math.Floor(a.acc)
+		for i := 0; i < n; i++ {
+			if !a.stepAll() {
+				a.st.Playing, a.acc = false, 0
+				a.reflect()
+				break
+			}
+		}
+	}
+	a.refresh()
+	a.pointer()
+	// While playing, numbers are written five times a second: the pictures
+	// move every step, text that changes faster cannot be read anyway.
+	if (a.version != a.domV && (!a.st.Playing || a.frames%12 == 0)) || a.frames%30 == 0 {
+		a.writeDOM()
+		a.domV = a.version
+	}
+	a.renderNotices()
+	return nil
+}
+
+func (g *game) Draw(screen *ebiten.Image) {
+	defer g.recoverPanic("draw")
+	a := g.a
+	if a.layoutDirty || a.frames%30 == 0 {
+		a.readRects()
+	}
+	key := a.version*31 + a.hover.head*7919 + a.hover.pos*13 + a.rectV*101
+	if a.hover.valid {
+		key += 17 + a.hover.side
+	}
+	for i := 0; i < a.active(); i++ {
+		vp := a.sides[i].vp
+		key += int(vp.Cell*1000) + int(vp.Left*7) + i
+	}
+	if key == g.drawn && a.frames > 5 && a.ready {
+		a.frames++
+		return // nothing changed: the screen keeps the last frame
+	}
+	g.drawn = key
+	t0 := time.Now()
+	defer func() { a.drawMs = 0.95*a.drawMs + 0.05*float64(time.Since(t0).Microseconds())/1000 }()
+	// Outside the holes the screen keeps the background of the last full
+	// fill (the screen is not cleared between frames); refill it only when
+	// the layout changes.
+	if a.rectV != g.filledRectV || a.frames < 3 {
+		screen.Fill(colorOf(view.Background))
+		g.filledRectV = a.rectV
+	} else {
+		for i := 0; i < a.active(); i++ {
+			s := &a.sides[i]
+			for _, r := range [...]view.Rect{s.mapR, s.attnR, s.memR} {
+				g.r.Rect(r.X, r.Y, r.W, r.H, view.Background)
+			}
+		}
+	}
+	if a.broken {
+		a.frames++
+		return
+	}
+	var maxFull int64
+	for i := 0; i < a.active(); i++ {
+		if s := a.sides[i].snap; s != nil {
+			maxFull = max(maxFull, s.FullBytes)
+		}
+	}
+	for i := 0; i < a.active(); i++ {
+		s := &a.sides[i]
+		if s.snap == nil {
+			continue
+		}
+		s.grid = s.vp.Place(s.mapR, s.snap.Heads, s.snap.Step, a.st.Side(i).Tokens, a.scale)
+		hov := viz.Hover{Head: -1}
+		if a.hover.valid && a.hover.side == i {
+			hov = viz.Hover{Head: a.hover.head, Pos: a.hover.pos}
+		}
+		g.r.DrawMap(&s.grid, s.snap, hov)
+		g.r.DrawAttention(s.attnR, &s.grid, s.snap, hov.Head)
+		bars := view.MemoryBars(s.snap)
+		g.r.DrawMemory(s.memR, &bars, maxFull)
+		c := view.SparkA
+		if i == 1 {
+			c = view.SparkB
+		}
+		for k := view.Metric(0); k < view.NumMetrics; k++ {
+			g.r.DrawSpark(s.sparkR[k], s.snap.History, k, c, sparkFloor[k])
+		}
+	}
+	g.r.Flush(screen)
+	a.frames++
+	if !a.ready && a.frames >= 3 && a.sides[0].snap != nil {
+		a.markReady()
+	}
+}
+
+// sparkFloor is the smallest full-scale value of each metric's sparkline,
+// so that tiny errors do not fill it.
+var sparkFloor = [view.NumMetrics]float64{0.02, 0.02, 0.05, 1, 0.05}
+
+func (g *game) recoverPanic(where string) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	a := g.a
+	a.failures++
+	window.Get("console").Call("error", fmt.Sprintf("kvscope: panic in %s: %v\n%s", where, r, debug.Stack()))
+	if a.failures > 3 {
+		a.broken = true
+		a.addNotices(view.Notice{Msg: fmt.Sprintf("Internal error (%v). The simulation has stopped; the controls still work — reload the page to start again.", r)})
+		return
+	}
+	a.addNotices(view.Notice{Msg: fmt.Sprintf("Internal error (%v); back to the default settings.", r)})
+	func() {
+		defer func() {
+			if recover() != nil {
+				a.broken = true
+			}
+		}()
+		d := view.DefaultState()
+		d.Playing = false
+		a.good = d
+		for i := range a.sides {
+			a.sides[i] = side{}
+		}
+		a.apply(d, 0)
+		a.reflect()
+	}()
+}
+
+// readRects re-reads where the pictures go.
+func (a *app) readRects() {
+	s := a.scale
+	for i := 0; i < 2; i++ {
+		si := strconv.Itoa(i)
+		sd := &a.sides[i]
+		sd.mapR = readRect("map-"+si, s)
+		sd.attnR = readRect("attn-"+si, s)
+		sd.memR = readRect("mem-"+si, s)
+		for k := 0; k < int(view.NumMetrics); k++ {
+			sd.sparkR[k] = readRect("spark-"+si+"-"+strconv.Itoa(k), s)
+		}
+	}
+	a.layoutDirty = false
+	a.rectV++
+}
+
+// pointer applies queued wheel and drag input and finds the hovered cell.
+func (a *app) pointer() {
+	h := &a.hover
+	if h.side >= a.active() {
+		h.on, h.valid = false, false
+		return
+	}
+	sd := &a.sides[h.side]
+	if h.pendingZ != 0 && h.pendingZ != 1 {
+		sd.vp.Zoom(&sd.grid, h.pendingZ, h.x*a.scale, a.scale)
+		h.pendingZ = 1
+	}
+	if h.pendingDX != 0 {
+		sd.vp.Scroll(&sd.grid, h.pendingDX, a.scale)
+		h.pendingDX = 0
+	}
+	h.valid = false
+	if h.on && sd.snap != nil {
+		if hd, p, ok := sd.grid.CellAt(h.x*a.scale, h.y*a.scale); ok && hd < sd.snap.Heads {
+			h.head, h.pos, h.valid = hd, p, true
+		}
+	}
+}
+
+func (a *app) togglePlay() {
+	if !a.st.Playing && a.cur() >= a.st.A.Tokens {
+		a.rebuild(0)
+	}
+	a.st.Playing = !a.st.Playing
+	a.acc = 0
+	a.reflect()
+	a.summaryAt = -1
+}
+
+func (a *app) stepForward() {
+	a.st.Playing = false
+	if a.replaying() {
+		a.replayTo = min(a.replayTo+1, a.st.A.Tokens)
+	} else {
+		a.stepAll()
+	}
+	a.reflect()
+	a.summaryAt = -1
+}
+
+func (a *app) stepBack() {
+	a.st.Playing = false
+	if p := a.cur(); p > a.st.A.Prompt {
+		a.rebuild(p - 1)
+	}
+	a.reflect()
+	a.summaryAt = -1
+}
+
+func (a *app) reset() {
+	a.rebuild(0)
+	for i := range a.sides {
+		a.sides[i].vp = view.Viewport{}
+	}
+	a.reflect()
+	a.summaryAt = -1
+}
+
+func (a *app) zoomButton(i int, what string) {
+	if i >= a.active() {
+		return
+	}
+	sd := &a.sides[i]
+	center := sd.grid.Area.X + sd.grid.Area.W/2
+	switch what {
+	case "in":
+		sd.vp.Zoom(&sd.grid, 1.5, center, a.scale)
+	case "out":
+		sd.vp.Zoom(&sd.grid, 1/1.5, center, a.scale)
+	case "fit":
+		sd.vp.Fit(&sd.grid, a.scale)
+	case "follow":
+		sd.vp = view.Viewport{}
+	}
+}
+
+func (a *app) markReady() {
+	a.ready = true
+	body := document.Get("body")
+	body.Get("classList").Call("add", "running")
+	byID("loading").Set("hidden", true)
+	if c := document.Call("querySelector", "canvas"); c.Truthy() {
+		c.Call("setAttribute", "tabindex", "-1")
+		c.Call("setAttribute", "aria-hidden", "true")
+	}
+	kv := window.Get("kvscope")
+	kv.Set("firstFrameMs", window.Get("performance").Call("now"))
+	a.publish()
+	body.Get("dataset").Set("ready", "1")
+}
+
+func expNeg(v float64) float64 { return math.Exp(-v) }

@@ -1,0 +1,85 @@
+//go:build js && wasm
+
+// Command wasm is kvscope's page: it binds the DOM controls, runs the
+// simulation engines and draws them with Ebiten. It is the only package
+// that touches the DOM. Build it with
+//
+//	GOOS=js GOARCH=wasm go build -o static/main.wasm ./wasm
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"github.com/kvscope/kvscope/viz"
+	"github.com/kvscope/kvscope/viz/view"
+)
+
+func main() {
+	a := &app{scale: 1, summaryAt: -1}
+	defer func() {
+		// A panic during start-up: tell the visitor, keep the program
+		// alive so the page does not report "Go program has already exited".
+		if r := recover(); r != nil {
+			msg := fmt.Sprintf("%v", r)
+			window.Get("console").Call("error", "kvscope: "+msg+"\n"+string(debug.Stack()))
+			window.Call("kvscopeFatal", "kvscope could not start", "Internal error: "+msg)
+			select {}
+		}
+	}()
+	a.initDOM()
+	a.start(initialLink())
+	g := &game{a: a, r: viz.NewRenderer()}
+	ebiten.SetRunnableOnUnfocused(true)
+	ebiten.SetScreenClearedEveryFrame(false)
+	err := ebiten.RunGameWithOptions(g, &ebiten.RunGameOptions{InitUnfocused: true})
+	msg := "the drawing loop ended"
+	if err != nil {
+		msg = err.Error()
+	}
+	window.Get("console").Call("error", "kvscope: "+msg)
+	window.Call("kvscopeFatal", "kvscope stopped drawing", "The graphics loop stopped ("+msg+"). WebGL2 may be unavailable or the GPU context was lost; reload the page to try again.")
+	select {}
+}
+
+// initialLink returns the settings part of the page's address: the hash,
+// or else the query.
+func initialLink() string {
+	loc := window.Get("location")
+	if h := loc.Get("hash").String(); len(h) > 1 {
+		return h
+	}
+	return loc.Get("search").String()
+}
+
+// start decodes a link, reports what it had to adjust, and builds the engines.
+func (a *app) start(link string) {
+	st, ns := view.Decode(link)
+	if len(ns) > 0 {
+		a.addNotices(view.Notice{Msg: "This link had settings kvscope cannot use as given; they were adjusted:"})
+		a.addNotices(ns...)
+	}
+	explicitPlay := containsKey(link, "play=")
+	if !explicitPlay && window.Call("matchMedia", "(prefers-reduced-motion: reduce)").Get("matches").Bool() {
+		st.Playing = false
+		a.addNotices(view.Notice{Msg: "Reduced motion is on: press Play (or Space) to start decoding."})
+	}
+	a.good = view.DefaultState()
+	target := st.At
+	a.apply(st, target)
+	if target > 0 && !explicitPlay {
+		a.st.Playing = false
+	}
+	a.reflect()
+}
+
+func containsKey(link, key string) bool {
+	for i := 0; i+len(key) <= len(link); i++ {
+		if link[i:i+len(key)] == key && (i == 0 || link[i-1] == '&' || link[i-1] == '#' || link[i-1] == '?') {
+			return true
+		}
+	}
+	return false
+}

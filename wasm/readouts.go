@@ -1,0 +1,363 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+	"syscall/js"
+
+	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/view"
+)
+
+func colorOf(c view.RGBA) color.Color {
+	r, g, b := c.RGB8()
+	return color.RGBA{r, g, b, 255}
+}
+
+// configName is a one-line description of a configuration's eviction and storage.
+func configName(c *sim.Config) string {
+	var b strings.Builder
+	switch c.Policy {
+	case "full":
+		b.WriteString("full cache")
+	case "window":
+		fmt.Fprintf(&b, "window %d", c.Recent)
+	case "streaming":
+		fmt.Fprintf(&b, "StreamingLLM: %d sinks + %d recent", c.Sink, c.Recent)
+	case "chunk":
+		fmt.Fprintf(&b, "chunks of %d, drop %s", c.ChunkSize, view.Percent(c.DropShare))
+	default:
+		name := map[string]string{"h2o": "H2O", "tova": "TOVA", "knorm": "key norm", "random": "random", "snapkv": "SnapKV", "seed000": "sinks + H2O + recent"}[c.Policy]
+		fmt.Fprintf(&b, "%s: %d sinks + %d heavy + %d recent", name, c.Sink, c.Heavy, c.Recent)
+	}
+	b.WriteString(" · ")
+	b.WriteString(storageName(c))
+	return b.String()
+}
+
+func storageName(c *sim.Config) string {
+	var s string
+	switch {
+	case c.Bits >= 32:
+		s = "float32"
+	case c.Bits == 16:
+		s = "FP16"
+	default:
+		s = "INT" + strconv.Itoa(c.Bits) + " per " + c.Granularity
+		if c.Granularity == "kivi" {
+			s = "INT" + strconv.Itoa(c.Bits) + " KIVI"
+		}
+		if c.Residual > 0 {
+			s += ", FP16 residual " + strconv.Itoa(c.Residual)
+		}
+	}
+	if c.Rank > 0 {
+		s += ", rank " + strconv.Itoa(c.Rank)
+	}
+	return s
+}
+
+// writeDOM writes every number the page shows as text.
+func (a *app) writeDOM() {
+	pg := &a.pg
+	pos := a.pos()
+	if a.replaying() {
+		pg.stepInfo.set(fmt.Sprintf("replaying… %d / %d", pos, a.replayTo))
+	} else {
+		pg.stepInfo.set(fmt.Sprintf("step %d / %d", pos, a.st.A.Tokens))
+	}
+	m := view.FindModel(a.st.Model)
+	for i := 0; i < a.active(); i++ {
+		sd := &a.sides[i]
+		s := sd.snap
+		if s == nil {
+			continue
+		}
+		c := a.st.Side(i)
+		pg.names[i].set(configName(c))
+		first, n, bin := sd.grid.Columns()
+		last := min(first+n*bin, s.Step) - 1
+		follow := "following the newest token"
+		if sd.vp.Free {
+			follow = "scrolled back — Follow resumes"
+		}
+		pg.axes[i].set(fmt.Sprintf("positions %d–%d of %d · %s px per token · %s · layer %d of %d · rows: KV heads",
+			first, max(last, first), s.Step, view.Sig(sd.grid.CellW/a.scale, 2), follow, s.Layer, s.Layers))
+		pg.memLabels[i][0].set("FP16 history " + view.Bytes(float64(s.FullBytes)))
+		pg.memLabels[i][1].set("after eviction " + view.Bytes(float64(s.EvictBytes)))
+		pg.memLabels[i][2].set("stored " + view.Bytes(float64(s.Mem.Total())))
+		pg.memRatio[i].set(fmt.Sprintf("%s smaller than the FP16 history · keeps %s of %d tokens per head",
+			view.Ratio(float64(s.FullBytes), float64(s.Mem.Total())), view.Sig(view.KeptPerHead(s), 3), s.Step))
+		sc := view.ScaleTo(s, c, m, a.st.Context)
+		pg.scales[i].set(fmt.Sprintf("%s%s at %s tokens: %s → %s after eviction → %s stored (%s)",
+			sideTag(i, a.st.Compare), m.Name, ctxName(a.st.Context), view.Bytes(sc.Full), view.Bytes(sc.Evicted), view.Bytes(sc.Stored),
+			view.Ratio(sc.Full, sc.Stored)))
+		mt := &s.Metrics
+		vals := [view.NumMetrics]string{
+			view.Percent(mt.KErr), view.Percent(mt.VErr), view.Percent(mt.OutErr), view.Percent(mt.Mass), view.Sig(mt.KL, 3) + " nats",
+		}
+		for k := range vals {
+			pg.metricVals[i][k].set(vals[k])
+		}
+		a.rowLabels(i)
+	}
+	a.tooltip()
+	if a.summaryAt < 0 || (a.st.Playing && pos-a.summaryAt >= 128) || (!a.st.Playing && pos != a.summaryAt) {
+		a.summaryAt = pos
+		pg.summary.set(a.summaryText())
+	}
+	if !a.st.Playing || a.frames%10 == 0 {
+		a.publish()
+	}
+}
+
+func sideTag(i int, compare bool) string {
+	if !compare {
+		return ""
+	}
+	return [2]string{"A: ", "B: "}[i]
+}
+
+func ctxName(n int) string {
+	if n%1024 == 0 {
+		if n >= 1<<20 && n%(1<<20) == 0 {
+			return strconv.Itoa(n>>20) + "M"
+		}
+		return strconv.Itoa(n>>10) + "K"
+	}
+	return strconv.Itoa(n)
+}
+
+func (a *app) summaryText() string {
+	var b strings.Builder
+	state := "paused"
+	if a.st.Playing {
+		state = "playing"
+	}
+	fmt.Fprintf(&b, "Step %d of %d, %s. ", a.pos(), a.st.A.Tokens, state)
+	for i := 0; i < a.active(); i++ {
+		s := a.sides[i].snap
+		if s == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "%s%s: keeps %s of %d tokens per head; memory %s of %s FP16 (%s smaller); attention mass kept %s; output error %s. ",
+			sideTag(i, a.st.Compare), configName(a.st.Side(i)), view.Sig(view.KeptPerHead(s), 3), s.Step,
+			view.Bytes(float64(s.Mem.Total())), view.Bytes(float64(s.FullBytes)), view.Ratio(float64(s.FullBytes), float64(s.Mem.Total())),
+			view.Percent(s.Metrics.Mass), view.Percent(s.Metrics.OutErr))
+	}
+	return b.String()
+}
+
+// rowLabels writes the head labels beside side i's map when its geometry changes.
+func (a *app) rowLabels(i int) {
+	g := &a.sides[i].grid
+	key := fmt.Sprintf("%d/%.2f/%.1f", g.Heads, g.CellH, g.Area.Y)
+	if key == a.pg.rowsKey[i] || a.scale <= 0 || g.CellH <= 0 || g.Heads <= 0 {
+		return
+	}
+	a.pg.rowsKey[i] = key
+	rowCSS := g.CellH / a.scale
+	every := 1
+	for rowCSS*float64(every) < 12 {
+		every *= 2
+	}
+	var b strings.Builder
+	for h := 0; h < g.Heads; h += every {
+		fmt.Fprintf(&b, `<span style="top:%.1fpx">h%d</span>`, (float64(h)+0.5)*rowCSS, h)
+	}
+	byID("rows-"+strconv.Itoa(i)).Set("innerHTML", b.String())
+}
+
+var storageNames = [...]string{sim.NotStored: "not stored", sim.Full: "FP16 (exact)", sim.Quantized: "quantized", sim.LowRank: "low rank"}
+
+// tooltip shows the hovered cell's details beside the pointer.
+func (a *app) tooltip() {
+	h := &a.hover
+	tip := a.pg.tooltip
+	if !h.valid || h.side >= a.active() || a.sides[h.side].snap == nil {
+		if a.pg.tipLast != "" {
+			tip.Set("hidden", true)
+			a.pg.tipLast = ""
+		}
+		return
+	}
+	s := a.sides[h.side].snap
+	if h.head >= s.Heads || h.pos >= s.Step {
+		return
+	}
+	c := s.Cell(h.head, h.pos)
+	var b strings.Builder
+	fmt.Fprintf(&b, "head %d · position %d", h.head, h.pos)
+	if h.pos < s.Prompt {
+		b.WriteString(" (prompt)")
+	}
+	if h.pos < len(s.Tokens) {
+		fmt.Fprintf(&b, " · %q", s.Tokens[h.pos])
+	}
+	fmt.Fprintf(&b, "\nrole: %s", c.Role)
+	if c.Role == sim.Evicted && c.EvictedAt >= 0 {
+		fmt.Fprintf(&b, " at step %d (%d steps ago)", c.EvictedAt, s.Step-int(c.EvictedAt))
+	}
+	if c.Role != sim.Evicted && c.Role != sim.Future && int(c.Storage) < len(storageNames) {
+		fmt.Fprintf(&b, "\nstored: %s", storageNames[c.Storage])
+	}
+	fmt.Fprintf(&b, "\naccumulated score: %s", view.Sig(float64(c.Score), 3))
+	fmt.Fprintf(&b, "\nattention now: %s through the cache, %s over the full history", view.Percent(float64(c.Attn)), view.Percent(float64(c.AttnFull)))
+	fmt.Fprintf(&b, "\nkey quantization error: %s", view.Percent(float64(c.KErr)))
+	str := b.String()
+	if str != a.pg.tipLast {
+		tip.Set("textContent", str)
+		tip.Set("hidden", false)
+		a.pg.tipLast = str
+	}
+	vw := window.Get("innerWidth").Float()
+	x, y := h.x+14, h.y+14
+	if x+300 > vw {
+		x = h.x - 314
+	}
+	st := tip.Get("style")
+	st.Set("left", strconv.Itoa(int(x))+"px")
+	st.Set("top", strconv.Itoa(int(y))+"px")
+}
+
+// publicState is what window.kvscope.state() returns, for tests and tools.
+type publicState struct {
+	Ready    bool         `json:"ready"`
+	Step     int          `json:"step"`
+	Tokens   int          `json:"tokens"`
+	Playing  bool         `json:"playing"`
+	Compare  bool         `json:"compare"`
+	Frames   int          `json:"frames"`
+	Version  int          `json:"version"`
+	Scale    float64      `json:"scale"`
+	URL      string       `json:"url"`
+	Notices  []string     `json:"notices"`
+	Sides    []publicSide `json:"sides"`
+	Broken   bool         `json:"broken"`
+	ScaleTxt string       `json:"scaleText"`
+	Replay   bool         `json:"replaying"`
+	UpdMs    float64      `json:"updateMs"`
+	DrawMs   float64      `json:"drawMs"`
+}
+
+type publicSide struct {
+	Config   sim.Config       `json:"config"`
+	Kept     float64          `json:"kept"`
+	Full     int64            `json:"fullBytes"`
+	Evict    int64            `json:"evictBytes"`
+	Stored   int64            `json:"storedBytes"`
+	Metrics  sim.Metrics      `json:"metrics"`
+	CellCSS  float64          `json:"cellCSS"`
+	Columns  int              `json:"columns"`
+	Probes   map[string]probe `json:"probes"`
+	Roles    map[string]int   `json:"roles"`
+	Storages map[string]int   `json:"storages"`
+}
+
+// probe is a cell on screen: where it is (CSS px, viewport) and the colour
+// it should be drawn in.
+type probe struct {
+	X, Y      float64
+	Head, Pos int
+	RGB       [3]uint8
+}
+
+func (a *app) publish() {
+	ps := publicState{Ready: a.ready, Step: a.pos(), Tokens: a.st.A.Tokens, Playing: a.st.Playing, Compare: a.st.Compare,
+		Frames: a.frames, Version: a.version, Scale: a.scale, Broken: a.broken, ScaleTxt: a.pg.scales[0].last,
+		UpdMs: a.updMs, DrawMs: a.drawMs, Replay: a.replaying()}
+	s := a.st
+	s.At = a.cur()
+	ps.URL = view.Encode(&s)
+	for _, n := range a.notices {
+		ps.Notices = append(ps.Notices, n.String())
+	}
+	for i := 0; i < a.active(); i++ {
+		sd := &a.sides[i]
+		if sd.snap == nil {
+			continue
+		}
+		sn := sd.snap
+		p := publicSide{Config: *a.st.Side(i), Kept: view.KeptPerHead(sn), Full: sn.FullBytes, Evict: sn.EvictBytes,
+			Stored: sn.Mem.Total(), Metrics: sn.Metrics, Probes: map[string]probe{}, Roles: map[string]int{}, Storages: map[string]int{}}
+		if !math.IsNaN(p.Metrics.KL) && a.scale > 0 {
+			p.CellCSS = sd.grid.CellW / a.scale
+		}
+		_, p.Columns, _ = sd.grid.Columns()
+		for j := range sn.Cells[:sn.Heads*sn.Step] {
+			c := &sn.Cells[j]
+			p.Roles[c.Role.String()]++
+			if c.Role != sim.Evicted && c.Role != sim.Future && int(c.Storage) < len(storageNames) {
+				p.Storages[storageNames[c.Storage]]++
+			}
+		}
+		a.probes(sd, p.Probes)
+		p.Metrics = sanitize(p.Metrics)
+		ps.Sides = append(ps.Sides, p)
+	}
+	b, err := json.Marshal(ps)
+	if err != nil {
+		b = []byte(`{"error":` + strconv.Quote(err.Error()) + `}`)
+	}
+	a.public.Store(string(b))
+}
+
+func sanitize(m sim.Metrics) sim.Metrics {
+	f := func(v float64) float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return -1
+		}
+		return v
+	}
+	return sim.Metrics{KErr: f(m.KErr), VErr: f(m.VErr), OutErr: f(m.OutErr), Mass: f(m.Mass), KL: f(m.KL), Bias: f(m.Bias)}
+}
+
+// probes finds, for each role, a visible cell drawn alone in its column,
+// away from the markers and the hovered cell, and records where it is.
+func (a *app) probes(sd *side, out map[string]probe) {
+	g, s := &sd.grid, sd.snap
+	if g.Bin != 1 || g.CellW < 2 || g.CellH < 3 {
+		return
+	}
+	first, n, _ := g.Columns()
+	for p := first; p < first+n && p < s.Step; p++ {
+		if p == s.Prompt || p == s.Prompt-1 || p >= s.Step-1 || p == first {
+			continue
+		}
+		for h := 0; h < s.Heads; h++ {
+			c := s.Cell(h, p)
+			name := c.Role.String()
+			if _, done := out[name]; done || c.Role == sim.Future {
+				continue
+			}
+			if a.hover.valid && a.hover.pos == p {
+				continue
+			}
+			x, y, ok := g.CellCenter(h, p)
+			if !ok {
+				continue
+			}
+			r, gg, b := view.CellColor(c, s.Step).RGB8()
+			out[name] = probe{X: x / a.scale, Y: y / a.scale, Head: h, Pos: p, RGB: [3]uint8{r, gg, b}}
+		}
+	}
+}
+
+// installTestAPI exposes window.kvscope: state() returns the numbers as
+// JSON (see publicState).
+func (a *app) installTestAPI() {
+	kv := js.Global().Get("Object").New()
+	kv.Set("state", js.FuncOf(func(js.Value, []js.Value) any {
+		if v, ok := a.public.Load().(string); ok {
+			return v
+		}
+		return `{"ready":false}`
+	}))
+	js.Global().Set("kvscope", kv)
+}
