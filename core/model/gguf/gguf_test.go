@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/model/gguf"
 	"github.com/kvscope/kvscope/core/model/internal/ggufwrite"
-	"github.com/kvscope/kvscope/core/internal/testmodel"
 )
 
 // allTypesKVs returns one metadata entry of every value type, including arrays of
