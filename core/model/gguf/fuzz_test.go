@@ -5,9 +5,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/model/gguf"
 	"github.com/kvscope/kvscope/core/model/internal/ggufwrite"
-	"github.com/kvscope/kvscope/core/internal/testmodel"
 )
 
 // FuzzLoad feeds arbitrary bytes to Load: it must return an error or a File
