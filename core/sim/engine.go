@@ -29,6 +29,7 @@ type Engine struct {
 	refOut       []float32 // Heads × Dim
 	refAt        int       // position of the last reference step; -1 if none
 	refLayer     int       // layer whose refW a closure reads
+	shownRef     []int     // per layer: the step whose reference Snapshot computed on demand
 	history      []Metrics
 	last         Metrics
 
@@ -75,6 +76,10 @@ func newEngine(cfg Config, newSource func() (Source, error)) (*Engine, error) {
 		e.refW = make([]float32, cfg.Layers*cfg.Heads*cfg.Tokens)
 		e.refOut = make([]float32, cfg.Heads*d)
 		e.history = make([]Metrics, 0, cfg.Tokens/cfg.RefStride+1)
+		e.shownRef = make([]int, cfg.Layers)
+		for i := range e.shownRef {
+			e.shownRef[i] = -1
+		}
 	}
 	return e, nil
 }

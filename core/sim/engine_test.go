@@ -47,3 +47,27 @@ func TestDeterministic(t *testing.T) {
 		t.Fatal("two runs of one config differ")
 	}
 }
+
+// Between reference steps, a snapshot still carries the reference
+// attention, equal to what a reference step would have computed.
+func TestSnapshotReferenceOnDemand(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Tokens = 100
+	every, sparse := cfg, cfg
+	sparse.RefStride = 7
+	a, _ := New(every)
+	b, _ := New(sparse)
+	for n := 1; n <= 40; n += 3 {
+		a.RunTo(n)
+		b.RunTo(n)
+		ca, cb := a.Snapshot(0).Cells, b.Snapshot(0).Cells
+		for i := range ca {
+			if ca[i].AttnFull != cb[i].AttnFull {
+				t.Fatalf("step %d cell %d: reference attention %v, on demand %v", n, i, ca[i].AttnFull, cb[i].AttnFull)
+			}
+		}
+	}
+	if _, h := b.Metrics(); len(h) != 6 {
+		t.Fatalf("stride 7 over 40 steps kept %d metric entries, want 6", len(h))
+	}
+}

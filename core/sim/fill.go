@@ -20,12 +20,21 @@ func (e *Engine) Metrics() (last Metrics, history []Metrics) { return e.last, e.
 
 // Snapshot fills the engine's snapshot with layer's state after the last
 // step and returns it. The snapshot is reused by the next call. Filling
-// costs O(KVHeads·(Pos + Budget·Dim)). Cells carry the reference
-// attention (AttnFull) when the last step was a reference step.
+// costs O(KVHeads·(Pos + Budget·Dim)), plus O(Heads·Pos·Dim) when the
+// last step was not a reference step: cells carry the reference attention
+// (AttnFull) whenever the reference is on (RefStride > 0); the metrics
+// are those of the last reference step.
 func (e *Engine) Snapshot(layer int) *Snapshot {
 	s := &e.snap
 	var ref func(int) []float32
-	if e.refAt >= 0 && e.refAt == e.pos-1 {
+	if e.histK != nil && e.pos > 0 && e.refAt != e.pos-1 && e.shownRef[layer] != e.pos-1 {
+		// Between reference steps, compute the shown layer's reference
+		// attention for the last step on demand, so cells always carry it.
+		qs := e.cfg.Heads * e.cfg.HeadDim
+		e.reference(layer, e.pos-1, e.q[layer*qs:(layer+1)*qs])
+		e.shownRef[layer] = e.pos - 1
+	}
+	if e.histK != nil && e.pos > 0 {
 		ref = func(qh int) []float32 {
 			i := (layer*e.cfg.Heads + qh) * e.cfg.Tokens
 			return e.refW[i : i+e.cfg.Tokens]
