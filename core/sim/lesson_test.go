@@ -66,3 +66,45 @@ func TestPoliciesTeachTheLesson(t *testing.T) {
 	}
 	better("streaming", "window", 0.05)
 }
+
+// The storage lessons: with outlier key channels, per-channel ranges
+// quantize keys far better than per-token ranges (why KIVI quantizes keys
+// per channel); and calibrated per-tensor ranges on heavy-tailed keys
+// bias q·k systematically, so the summed bias over the cache grows with
+// its length (seed 004's warning), where per-channel ranges do not.
+func TestStorageTeachesTheLesson(t *testing.T) {
+	run := func(gran string, outliers int) (kerr, bias float64) {
+		c := DefaultConfig()
+		c.Policy, c.Bits, c.Granularity, c.Tokens, c.RefStride, c.TailDF, c.OutlierChannels = "full", 4, gran, 600, 5, 3, outliers
+		e, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.RunTo(c.Tokens)
+		_, h := e.Metrics()
+		for _, m := range h[len(h)/4:] {
+			kerr += m.KErr
+			bias += m.Bias
+		}
+		n := float64(len(h) - len(h)/4)
+		return kerr / n, bias / n
+	}
+	tokK, tokB := run("token", 2)
+	chK, chB := run("channel", 2)
+	tenK, tenB := run("tensor", 2)
+	t.Logf("INT4 keys, 2 outlier channels: key error per token %.4f, per channel %.4f, per tensor %.4f", tokK, chK, tenK)
+	t.Logf("mean q·k bias per cached token (logits): per token %+.4f, per channel %+.4f, per tensor %+.4f", tokB, chB, tenB)
+	if chK > tokK/2 {
+		t.Errorf("per-channel key error %.4f is not clearly below per-token %.4f", chK, tokK)
+	}
+	if abs(tenB) < 5*abs(chB) || abs(tenB) < 0.02 {
+		t.Errorf("per-tensor bias %+.4f is not clearly larger than per-channel %+.4f", tenB, chB)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
