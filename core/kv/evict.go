@@ -152,11 +152,17 @@ func (l *Layer) remove(h *head, i, at int) {
 	copy(h.pos[i:], h.pos[i+1:])
 	copy(h.kslot[i:], h.kslot[i+1:])
 	copy(h.vslot[i:], h.vslot[i+1:])
-	copy(h.score[i:], h.score[i+1:])
+	if len(h.score) == n { // empty in heads that share head 0's score
+		copy(h.score[i:], h.score[i+1:])
+		h.score = h.score[:n-1]
+	}
+	if len(h.norm) == n { // empty unless the policy ranks by key norm
+		copy(h.norm[i:], h.norm[i+1:])
+		h.norm = h.norm[:n-1]
+	}
 	copy(h.attn[i:], h.attn[i+1:])
-	copy(h.norm[i:], h.norm[i+1:])
 	h.pos, h.kslot, h.vslot = h.pos[:n-1], h.kslot[:n-1], h.vslot[:n-1]
-	h.score, h.attn, h.norm = h.score[:n-1], h.attn[:n-1], h.norm[:n-1]
+	h.attn = h.attn[:n-1]
 }
 
 // dropChunk drops DropShare of the tokens in positions [start, end) with

@@ -24,9 +24,9 @@ const (
 type head struct {
 	pos          []int32   // original positions, ascending
 	kslot, vslot []int     // slots in the key and value stores
-	score        []float64 // accumulated attention (H2O, Seed000, SnapKV)
+	score        []float64 // accumulated attention (H2O, Seed000, SnapKV); Seed000 keeps its one shared score in head 0 only, empty elsewhere
 	attn         []float32 // this step's attention, averaged over the head's query heads
-	norm         []float32 // L2 norm of the key as it arrived (Knorm, Chunk)
+	norm         []float32 // L2 norm of the key as it arrived (Knorm, Chunk; empty for other policies)
 	evictedAt    []int32   // per position: the position being decoded when it left; -1 if never
 	keys, values Store
 }
@@ -47,7 +47,7 @@ type Layer struct {
 	// scratch, sized once
 	w      []float32 // per query head: weights over its kv head's tokens (Heads × capacity)
 	logits []float32 // capacity
-	agg    []float64 // capacity: attention averaged over all heads
+	agg    []float64 // capacity: attention summed, then averaged, over all heads
 	obsQ   []float32 // SnapKV: the last Recent queries (ring, Recent × Heads × Dim)
 	obsPos []int32   // positions of those queries
 }
@@ -132,8 +132,22 @@ func (l *Layer) Len(g int) int { return len(l.heads[g].pos) }
 // slice is the layer's own: valid until the next call that changes the cache.
 func (l *Layer) Positions(g int) []int32 { return l.heads[g].pos }
 
-// Scores returns head g's accumulated scores, aligned with Positions.
-func (l *Layer) Scores(g int) []float64 { return l.heads[g].score }
+// Scores returns head g's accumulated scores, aligned with Positions. The
+// slice is the layer's own: valid until the next call that changes the
+// cache. Under Seed000 every head returns the same shared slice.
+func (l *Layer) Scores(g int) []float64 {
+	if l.oneScore() {
+		return l.heads[0].score
+	}
+	return l.heads[g].score
+}
+
+// oneScore reports whether the layer keeps one score for all heads, in
+// head 0: Seed000's scores are shared by construction.
+func (l *Layer) oneScore() bool { return l.cfg.Policy == Seed000 }
+
+// keepsNorms reports whether the policy ranks by key norm.
+func (l *Layer) keepsNorms() bool { return l.cfg.Policy == Knorm || l.cfg.Policy == Chunk }
 
 // Attention returns the attention of the last Step over head g's tokens,
 // averaged over the query heads that read it, aligned with Positions.
@@ -211,8 +225,26 @@ func (l *Layer) recentCount(h *head) int {
 	return min(l.cfg.Recent, len(h.pos)-l.sinkCount(h))
 }
 
-// checkFinite returns an error if x holds a NaN or an infinity.
+// checkFinite returns an error naming the first NaN or infinity in x, if
+// any. The common case costs about one addition per value: a sum with a NaN
+// or infinite term is NaN or infinite, so a finite sum proves every value
+// finite, and only a non-finite sum (which overflow can also cause) sends x
+// through the exact scan. The partial sums keep the additions independent.
 func checkFinite(name string, x []float32) error {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i < len(x)-7; i += 8 {
+		s0 += x[i] + x[i+4]
+		s1 += x[i+1] + x[i+5]
+		s2 += x[i+2] + x[i+6]
+		s3 += x[i+3] + x[i+7]
+	}
+	for _, v := range x[i:] {
+		s0 += v
+	}
+	if s := s0 + s1 + s2 + s3; s-s == 0 { // s − s is NaN for NaN and ±Inf
+		return nil
+	}
 	for _, v := range x {
 		if math.Float32bits(v)&0x7f800000 == 0x7f800000 { // exponent all ones: Inf or NaN
 			return fmt.Errorf("kv: %s holds %v", name, v)
@@ -254,16 +286,20 @@ func (l *Layer) appendToken(pos int, k, v []float32) error {
 			_ = h.keys.Evict(ks)
 			return fmt.Errorf("kv: head %d values: %w", g, err)
 		}
-		var n float64
-		for _, x := range kg {
-			n += float64(x) * float64(x)
+		if l.keepsNorms() {
+			var n float64
+			for _, x := range kg {
+				n += float64(x) * float64(x)
+			}
+			h.norm = append(h.norm, float32(math.Sqrt(n)))
 		}
 		h.pos = append(h.pos, int32(pos))
 		h.kslot = append(h.kslot, ks)
 		h.vslot = append(h.vslot, vs)
-		h.score = append(h.score, 0)
+		if g == 0 || !l.oneScore() {
+			h.score = append(h.score, 0)
+		}
 		h.attn = append(h.attn, 0)
-		h.norm = append(h.norm, float32(math.Sqrt(n)))
 	}
 	l.last = pos
 	return nil
@@ -370,9 +406,6 @@ func (l *Layer) accumulate() {
 				h0.score[i] += float64(a) * f
 			}
 		}
-		for g := 1; g < len(l.heads); g++ {
-			copy(l.heads[g].score, h0.score)
-		}
 	case TOVA:
 		for g := range l.heads {
 			h := &l.heads[g]
@@ -381,6 +414,59 @@ func (l *Layer) accumulate() {
 			}
 		}
 	}
+}
+
+// checkAttention returns Update's error for the first of attn[:n] that
+// has the wrong length or holds a NaN or an infinity.
+func (l *Layer) checkAttention(attn [][]float32, n int) error {
+	for qh, w := range attn[:n] {
+		if len(w) != 0 && len(w) != len(l.heads[qh/l.group].pos) {
+			return fmt.Errorf("kv: head %d attention has %d weights for %d cached tokens", qh, len(w), len(l.heads[qh/l.group].pos))
+		}
+		if err := checkFinite("attention", w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sumShared sets l.agg[:n] to the sum over query heads of attn, where n is
+// the number of cached tokens (empty slices add nothing), and returns
+// checkAttention's error, changing nothing else, if attn is not valid.
+// Finiteness is checked on the sums: a float64 sum of float32 values
+// cannot overflow, so it is finite exactly when every term is.
+func (l *Layer) sumShared(attn [][]float32) error {
+	n := len(l.heads[0].pos)
+	agg := l.agg[:n]
+	clear(agg)
+	full := true // every head has weights
+	for qh, w := range attn {
+		if len(w) == 0 {
+			full = false
+		} else if len(w) != n {
+			return l.checkAttention(attn, qh+1)
+		}
+	}
+	// Heads are added in order, four per pass when all have weights: each
+	// sum sees the same additions in the same order either way.
+	qh := 0
+	for ; full && qh+4 <= len(attn); qh += 4 {
+		w0, w1, w2, w3 := attn[qh][:n], attn[qh+1][:n], attn[qh+2][:n], attn[qh+3][:n]
+		for i := range agg {
+			agg[i] = agg[i] + float64(w0[i]) + float64(w1[i]) + float64(w2[i]) + float64(w3[i])
+		}
+	}
+	for ; qh < len(attn); qh++ {
+		for i, a := range attn[qh] {
+			agg[i] += float64(a)
+		}
+	}
+	for _, a := range agg {
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			return l.checkAttention(attn, len(attn))
+		}
+	}
+	return nil
 }
 
 // Update is Step driven the way seed 000's simulation drives its cache:
@@ -394,30 +480,28 @@ func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
 	if attn != nil && len(attn) != l.cfg.Heads {
 		return fmt.Errorf("kv: need attention for %d heads, got %d", l.cfg.Heads, len(attn))
 	}
-	for qh, w := range attn {
-		if len(w) != 0 && len(w) != len(l.heads[qh/l.group].pos) {
-			return fmt.Errorf("kv: head %d attention has %d weights for %d cached tokens", qh, len(w), len(l.heads[qh/l.group].pos))
-		}
-		if err := checkFinite("attention", w); err != nil {
-			return err
-		}
-	}
 	if l.cfg.sharedDecision() && len(attn) > 0 {
 		// Mean over every query head, then one shared update.
-		agg := l.agg[:len(attn[0])]
-		clear(agg)
-		for _, w := range attn {
-			for i, a := range w {
-				agg[i] += float64(a)
-			}
+		if err := l.sumShared(attn); err != nil {
+			return err
+		}
+		agg := l.agg[:len(l.heads[0].pos)]
+		for i, a := range agg {
+			agg[i] = a / float64(l.cfg.Heads)
 		}
 		for g := range l.heads {
-			sc := l.heads[g].score
+			if g > 0 && l.oneScore() {
+				break // one shared score, in head 0
+			}
+			sc := l.heads[g].score[:len(agg)]
 			for i, a := range agg {
-				sc[i] += a / float64(l.cfg.Heads)
+				sc[i] += a
 			}
 		}
 	} else {
+		if err := l.checkAttention(attn, len(attn)); err != nil {
+			return err
+		}
 		for qh, w := range attn {
 			sc := l.heads[qh/l.group].score
 			for i, a := range w {

@@ -5,30 +5,46 @@ import "fmt"
 // DotPacked returns Σ q[i]·code_i over the len(q) codes packed in src at the
 // given width, without unpacking them to memory: the codes stay integers and
 // only the query is floating point. Callers fold scale and zero point in
-// around it (see the store package). It panics if bits is unsupported or src
-// is shorter than PackedLen(len(q), bits). It allocates nothing.
+// around it (see the store package). The terms are added in a fixed order
+// that keeps several partial sums (four for 8 bits, two for 4 bits) so the
+// additions need not wait on each other; the result is deterministic and
+// equals DotCodes up to float32 rounding. It panics if bits is unsupported
+// or src is shorter than PackedLen(len(q), bits). It allocates nothing and
+// costs O(len(q)).
 func DotPacked(q []float32, src []byte, bits int) float32 {
-	if n := PackedLen(len(q), bits); len(src) < n {
-		panic(fmt.Sprintf("quant: DotPacked over %d bytes, need %d", len(src), n))
+	if bits < MinBits || bits > MaxBits || len(src) < (len(q)*bits+7)/8 {
+		panic(fmt.Sprintf("quant: DotPacked of %d codes of %d bits over %d bytes", len(q), bits, len(src)))
 	}
 	var s float32
 	switch bits {
 	case 8:
+		// Four partial sums: the additions of one sum wait on each other,
+		// the four sums do not.
 		src = src[:len(q)]
-		for i, c := range src {
-			s += q[i] * float32(c)
+		var s0, s1, s2, s3 float32
+		i := 0
+		for ; i < len(q)-3; i += 4 {
+			s0 += q[i] * codeF32[src[i]]
+			s1 += q[i+1] * codeF32[src[i+1]]
+			s2 += q[i+2] * codeF32[src[i+2]]
+			s3 += q[i+3] * codeF32[src[i+3]]
 		}
-		return s
+		for ; i < len(q); i++ {
+			s0 += q[i] * codeF32[src[i]]
+		}
+		return (s0 + s1) + (s2 + s3)
 	case 4:
+		var s1 float32
 		i := 0
 		for ; i+1 < len(q); i += 2 {
 			b := src[i/2]
-			s += q[i]*float32(b&0xf) + q[i+1]*float32(b>>4)
+			s += q[i] * codeF32[b&0xf]
+			s1 += q[i+1] * codeF32[b>>4]
 		}
 		if i < len(q) {
-			s += q[i] * float32(src[i/2]&0xf)
+			s += q[i] * codeF32[src[i/2]&0xf]
 		}
-		return s
+		return s + s1
 	case 2:
 		i := 0
 		for ; i+3 < len(q); i += 4 {
@@ -50,6 +66,14 @@ func DotPacked(q []float32, src []byte, bits int) float32 {
 	}
 	return dotBits(q, src, bits)
 }
+
+// codeF32[c] is float32(c): one load instead of a conversion.
+var codeF32 = func() (t [256]float32) {
+	for c := range t {
+		t[c] = float32(c)
+	}
+	return t
+}()
 
 // dotBits is the generic bit-stream kernel of DotPacked; src starts on a
 // byte boundary.

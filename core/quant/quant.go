@@ -119,17 +119,29 @@ func (p Params) Code(x float32, bits int) uint8 {
 
 // code is Code with the reciprocal scale and the top code precomputed. The
 // reciprocal is computed in float64, so the rounding decision differs from
-// an exact division only within 1e-15 of a half step.
+// an exact division only within 1e-15 of a half step. Rounding is
+// math.Round's (half away from zero) without its bit manipulation: see
+// RoundHalfUp.
 func code(x float32, lo, inv, top float64) uint8 {
-	t := math.Round((float64(x) - lo) * inv)
-	switch {
-	case t >= top:
+	t := (float64(x) - lo) * inv
+	if t > 0 && t < top {
+		return uint8(RoundHalfUp(t))
+	}
+	if t >= top {
 		return uint8(top)
-	case t > 0:
-		return uint8(t)
 	}
 	return 0 // t ≤ 0 or NaN
 }
+
+// roundBias is the largest float64 below 1/2. Adding 1/2 itself would
+// round 0.5−2⁻⁵⁴ up to 1 before the truncation.
+const roundBias = 0.5 - 1.0/(1<<54)
+
+// RoundHalfUp returns math.Round(t) as an int32 for 0 ≤ t < 2^31, the range
+// of code computations, at the cost of one addition and one conversion:
+// ⌊t + roundBias⌋ equals math.Round(t) there, ties included. The result is
+// unspecified for other t.
+func RoundHalfUp(t float64) int32 { return int32(t + roundBias) }
 
 // Value returns the reconstruction of code c: c·Scale + Min.
 func (p Params) Value(c uint8) float32 { return float32(c)*p.Scale + p.Min }

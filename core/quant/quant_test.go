@@ -210,3 +210,61 @@ func FuzzErrorBound(f *testing.F) {
 		checkBound(t, []float32{lo, hi, x}, p, bw)
 	})
 }
+
+// roundCases are values of t where rounding half away from zero is easy to
+// get wrong: halves, their float64 neighbours, and the largest float64
+// below 1/2, which t + 0.5 would round up to 1.
+func roundCases() []float64 {
+	ts := []float64{0, math.SmallestNonzeroFloat64, 0.25, 0.5 - 1.0/(1<<54), 0.5 - 1.0/(1<<53), 255, 254.99999999999997, 1 << 30}
+	for k := range 300 {
+		h := float64(k) + 0.5
+		ts = append(ts, h, math.Nextafter(h, 0), math.Nextafter(h, math.Inf(1)), float64(k))
+	}
+	return ts
+}
+
+func TestRoundHalfUp(t *testing.T) {
+	for _, x := range roundCases() {
+		if got, want := RoundHalfUp(x), int32(math.Round(x)); got != want {
+			t.Errorf("RoundHalfUp(%v) = %d, math.Round gives %d", x, got, want)
+		}
+	}
+}
+
+// FuzzRoundHalfUp holds RoundHalfUp to math.Round over its documented
+// domain, 0 ≤ t < 2^31.
+func FuzzRoundHalfUp(f *testing.F) {
+	for _, x := range roundCases()[:12] {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		x = math.Abs(x)
+		if !(x < 1<<31) {
+			return
+		}
+		if got, want := RoundHalfUp(x), int32(math.Round(x)); got != want {
+			t.Fatalf("RoundHalfUp(%v) = %d, math.Round gives %d", x, got, want)
+		}
+	})
+}
+
+// TestCodeMatchesRound holds Code to its definition, round((x − Min)/Scale)
+// clamped, with math.Round and the float64 reciprocal, on values placed at
+// and around every half level.
+func TestCodeMatchesRound(t *testing.T) {
+	for _, p := range []Params{{Scale: 0.0625, Min: -3}, {Scale: 0.01171875, Min: 0.5}, {Scale: 3, Min: -384}} {
+		for _, bits := range []int{2, 3, 4, 8} {
+			top := float64(levels(bits) - 1)
+			for k := -2; k <= levels(bits)+1; k++ {
+				h := p.Min + (float32(k)+0.5)*p.Scale
+				for _, x := range []float32{h, math.Nextafter32(h, -1e9), math.Nextafter32(h, 1e9), p.Min + float32(k)*p.Scale} {
+					r := math.Round((float64(x) - float64(p.Min)) * (1 / float64(p.Scale)))
+					want := uint8(max(0, min(top, r)))
+					if got := p.Code(x, bits); got != want {
+						t.Fatalf("%+v, %d bits: Code(%v) = %d, want %d", p, bits, x, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -65,10 +65,10 @@ func (s *Store) prepare(qs []float32) {
 		}
 	case modeFixed:
 		var c float32
+		par := s.chPar[:len(qs)]
 		for j, v := range qs {
-			p := s.chPar[j%len(s.chPar)]
-			s.qch[j] = v * p.Scale
-			c += v * p.Min
+			s.qch[j] = v * par[j].Scale
+			c += v * par[j].Min
 		}
 		s.qconst[0] = c
 	case modeChannel:
@@ -83,6 +83,14 @@ func (s *Store) prepare(qs []float32) {
 // dotSealed returns qs·x̂ for a sealed slot, in stored coordinates.
 func (s *Store) dotSealed(qs []float32, slot int) float32 {
 	sd := s.sdim
+	if s.tok8 {
+		// The per-token layout with one group, as the general modeToken
+		// path below computes it, without its per-group slicing.
+		p := s.tokPar[slot]
+		var t float32
+		t += p.Scale*quant.DotPacked(qs, s.codes[slot*sd:(slot+1)*sd], 8) + p.Min*s.qsum[0]
+		return t
+	}
 	switch s.mode {
 	case modeF32:
 		var t float32
@@ -113,7 +121,7 @@ func (s *Store) dotSealed(qs []float32, slot int) float32 {
 	row := s.codeRow(slot)
 	var t float32
 	if s.aligned {
-		gb := s.gsize * s.cfg.Bits / 8
+		gb := s.gbytes
 		for g, p := range par {
 			c := quant.DotPacked(qs[g*s.gsize:(g+1)*s.gsize], row[g*gb:(g+1)*gb], s.cfg.Bits)
 			t += p.Scale*c + p.Min*s.qsum[g]

@@ -73,10 +73,19 @@ type Store struct {
 	// Token groups (modeToken).
 	groups, gsize int
 	aligned       bool // every group's codes start on a byte boundary
+	gbytes        int  // bytes of one group's codes when aligned
+	tok8          bool // 8-bit codes, one group per token, no basis: the common per-token layout
 
-	// Channel params: modeFixed keeps one block (1 or sdim params, the
-	// calibration); modeChannel keeps blocks of sdim params.
-	chPar      []quant.Params // blocks×sdim (modeChannel) or the calibration's params (modeFixed)
+	// Channel params: modeFixed keeps one block (the calibration's params,
+	// a per-tensor pair repeated for every channel); modeChannel keeps
+	// blocks of sdim params.
+	chPar      []quant.Params // blocks×sdim (modeChannel) or sdim (modeFixed)
+	calPar     int            // modeFixed: params the calibration holds (1 or sdim)
+	fixLo      []float64      // modeFixed, sdim: each channel's Min
+	fixInv     []float64      // modeFixed, sdim: each channel's 1/Scale, 0 for Scale 0
+	fixTop     float64        // modeFixed: the top code, 2^Bits − 1
+	fixSafe    bool           // modeFixed: every level is below quant.MaxFP16 − 1 (see quantizeFixed)
+	direct     bool           // Append quantizes straight into the slot (modeFixed, no basis, no residual)
 	blockLive  []int32
 	blockHoles []int32
 	freeBlocks []int32
@@ -134,7 +143,24 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
-		s.chPar = p
+		s.calPar = len(p)
+		s.chPar = make([]quant.Params, sd)
+		s.fixLo = make([]float64, sd)
+		s.fixInv = make([]float64, sd)
+		s.fixTop = float64(int(1)<<cfg.Bits - 1)
+		s.fixSafe = true
+		for j := range sd {
+			q := p[j%len(p)]
+			s.chPar[j] = q
+			s.fixLo[j] = float64(q.Min)
+			if q.Scale != 0 {
+				s.fixInv[j] = 1 / float64(q.Scale)
+			}
+			if float64(q.Min)+s.fixTop*float64(q.Scale) >= quant.MaxFP16-1 {
+				s.fixSafe = false
+			}
+		}
+		s.direct = cfg.Basis == nil && cfg.Residual == 0
 		s.qch = make([]float32, sd)
 		s.qconst = make([]float32, 1)
 	case cfg.Granularity == PerChannel:
@@ -157,6 +183,8 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 			s.groups, s.gsize = sd/cfg.GroupSize, cfg.GroupSize
 		}
 		s.aligned = s.gsize*cfg.Bits%8 == 0
+		s.gbytes = s.gsize * cfg.Bits / 8
+		s.tok8 = cfg.Bits == 8 && s.groups == 1 && cfg.Basis == nil
 		s.tokPar = make([]quant.Params, capacity*s.groups)
 		s.qsum = make([]float32, s.groups)
 	}
@@ -225,16 +253,32 @@ func (s *Store) Append(x []float32) (int, error) {
 	if len(x) != s.dim {
 		return 0, fmt.Errorf("store: Append of %d values, want %d", len(x), s.dim)
 	}
+	if s.direct && len(s.free) > 0 {
+		// Quantize into the free slot's row, checking the values on the way;
+		// the slot is taken only once every value passed.
+		slot := s.free[len(s.free)-1]
+		var err error
+		if s.cfg.Bits == 8 {
+			err = s.quantizeFixed(s.codeRow(int(slot)), x)
+		} else if err = s.quantizeFixed(s.cbuf, x); err == nil {
+			quant.Pack(s.codeRow(int(slot)), s.cbuf, s.cfg.Bits)
+		}
+		if err != nil {
+			return 0, err
+		}
+		s.free = s.free[:len(s.free)-1]
+		s.live++
+		s.state[slot] = slotSealed
+		s.sealed++
+		return int(slot), nil
+	}
 	limit := float32(math.MaxFloat32)
 	if s.cfg.Bits != 32 || s.usesResidual() {
 		limit = quant.MaxFP16
 	}
 	for _, v := range x {
 		if !(v >= -limit && v <= limit) {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return 0, fmt.Errorf("store: Append of %g", v)
-			}
-			return 0, fmt.Errorf("store: Append of %g, beyond FP16 range ±%d", v, quant.MaxFP16)
+			return 0, appendErr(v)
 		}
 	}
 	if len(s.free) == 0 {
@@ -254,6 +298,114 @@ func (s *Store) Append(x []float32) (int, error) {
 		s.sealOldest()
 	}
 	return int(slot), nil
+}
+
+// appendErr is Append's error for a value v outside ±quant.MaxFP16 (or
+// the float32 range) or not a number.
+func appendErr(v float32) error {
+	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		return fmt.Errorf("store: Append of %g", v)
+	}
+	return fmt.Errorf("store: Append of %g, beyond FP16 range ±%d", v, quant.MaxFP16)
+}
+
+// quantizeFixed sets dst[j] (len(x) ≤ sdim codes, one byte each) to the
+// code of x[j] under the calibrated params of channel j, exactly as
+// quant.Params.Code does, and returns Append's error for the first value of
+// x that is NaN, infinite or beyond ±quant.MaxFP16 (dst is then partly
+// written). When fixSafe holds the range check costs nothing for values
+// strictly inside their channel's levels, 0 < t < top: such a value is
+// finite and, every level lying below MaxFP16 − 1, within FP16 range; only
+// values that clamp (or land on code 0 exactly) are checked explicitly.
+func (s *Store) quantizeFixed(dst []uint8, x []float32) error {
+	lo, inv := s.fixLo[:len(x)], s.fixInv[:len(x)]
+	dst = dst[:len(x)]
+	top := s.fixTop
+	if !s.fixSafe {
+		for _, v := range x {
+			if !(v >= -quant.MaxFP16 && v <= quant.MaxFP16) {
+				return appendErr(v)
+			}
+		}
+	}
+	// Each x[j] is dead once converted and no t is a call argument: the
+	// conversion can then write the register x[j] was loaded into instead
+	// of merging into one that may hold the previous iteration's t
+	// (CVTSS2SD keeps the upper half of its destination, a false dependency
+	// that chains the iterations and made this loop several times slower).
+	// quantizeFixedSlow recomputes what it needs. Four values per iteration
+	// amortize the loop overhead.
+	j := 0
+	for {
+		j += fixedRun(dst[j:], x[j:], lo[j:], inv[j:], top)
+		if j > len(x)-4 {
+			return s.quantizeFixedSlow(dst, x, j, len(x))
+		}
+		// One of the next four values may clamp: code them one by one.
+		if err := s.quantizeFixedSlow(dst, x, j, j+4); err != nil {
+			return err
+		}
+		j += 4
+	}
+}
+
+// fixedRun codes x four values at a time, while all four codes lie
+// strictly inside (0, top), and returns how many values it coded; see
+// quantizeFixed. dst, lo and inv have at least len(x) entries.
+func fixedRun(dst []uint8, x []float32, lo, inv []float64, top float64) int {
+	lo, inv, dst = lo[:len(x)], inv[:len(x)], dst[:len(x)]
+	j := 0
+	for ; j < len(x)-3; j += 4 {
+		t0 := (float64(x[j]) - lo[j]) * inv[j]
+		t1 := (float64(x[j+1]) - lo[j+1]) * inv[j+1]
+		t2 := (float64(x[j+2]) - lo[j+2]) * inv[j+2]
+		t3 := (float64(x[j+3]) - lo[j+3]) * inv[j+3]
+		if !(t0 > 0 && t0 < top && t1 > 0 && t1 < top && t2 > 0 && t2 < top && t3 > 0 && t3 < top) {
+			break
+		}
+		dst[j] = uint8(quant.RoundHalfUp(t0))
+		dst[j+1] = uint8(quant.RoundHalfUp(t1))
+		dst[j+2] = uint8(quant.RoundHalfUp(t2))
+		dst[j+3] = uint8(quant.RoundHalfUp(t3))
+	}
+	return j
+}
+
+// quantizeFixedSlow is quantizeFixed one value at a time over x[from:to],
+// for four values one of which may clamp and for the tail.
+func (s *Store) quantizeFixedSlow(dst []uint8, x []float32, from, to int) error {
+	for k := from; k < to; k++ {
+		if t := (float64(x[k]) - s.fixLo[k]) * s.fixInv[k]; t > 0 && t < s.fixTop {
+			dst[k] = uint8(quant.RoundHalfUp(t))
+			continue
+		}
+		c, err := s.clampFixed(x[k], s.fixLo[k], s.fixInv[k])
+		if err != nil {
+			return err
+		}
+		dst[k] = c
+	}
+	return nil
+}
+
+// clampFixed returns the code of v under the calibrated channel params
+// (lo, inv) = (Min, 1/Scale), for a value whose code may clamp, or Append's
+// error if v is not a finite value within FP16 range. It is kept out of
+// line, off the common path.
+//
+//go:noinline
+func (s *Store) clampFixed(v float32, lo, inv float64) (uint8, error) {
+	if !(v >= -quant.MaxFP16 && v <= quant.MaxFP16) {
+		return 0, appendErr(v)
+	}
+	t := (float64(v) - lo) * inv
+	switch {
+	case t >= s.fixTop:
+		return uint8(s.fixTop), nil
+	case t > 0:
+		return uint8(quant.RoundHalfUp(t)), nil
+	}
+	return 0, nil
 }
 
 // Evict removes the token in slot. Its bytes are released at once, except
@@ -350,20 +502,27 @@ func (s *Store) decode(slot int, dst []float32) {
 		quant.FromFP16(dst, s.f16[slot*sd:(slot+1)*sd])
 		return
 	}
-	quant.Unpack(s.cbuf, s.codeRow(slot), s.cfg.Bits)
+	cb := s.cbuf
+	if s.cfg.Bits == 8 {
+		cb = s.codeRow(slot) // one code per byte: read the row in place
+	} else {
+		quant.Unpack(cb, s.codeRow(slot), s.cfg.Bits)
+	}
 	switch s.mode {
 	case modeToken:
 		par := s.tokPar[slot*s.groups : (slot+1)*s.groups]
-		for j, c := range s.cbuf {
-			dst[j] = par[j/s.gsize].Value(c)
+		for g, p := range par {
+			for j, c := range cb[g*s.gsize : (g+1)*s.gsize] {
+				dst[g*s.gsize+j] = p.Value(c)
+			}
 		}
 	case modeFixed:
-		for j, c := range s.cbuf {
-			dst[j] = s.chPar[j%len(s.chPar)].Value(c)
+		for j, c := range cb {
+			dst[j] = s.chPar[j].Value(c)
 		}
 	case modeChannel:
 		par := s.chPar[int(s.block[slot])*sd : (int(s.block[slot])+1)*sd]
-		for j, c := range s.cbuf {
+		for j, c := range cb {
 			dst[j] = par[j].Value(c)
 		}
 	}
@@ -384,7 +543,7 @@ func (s *Store) Memory() Memory {
 	case modeToken:
 		m.Meta = int64(s.sealed * s.groups * 4)
 	case modeFixed:
-		m.Meta = int64(len(s.chPar) * 4)
+		m.Meta = int64(s.calPar * 4)
 	case modeChannel:
 		m.Meta = int64(s.blocks * s.sdim * 4)
 	}
@@ -496,9 +655,9 @@ func (s *Store) compress(slot int, x []float32) {
 		}
 		quant.Pack(s.codeRow(slot), s.cbuf, s.cfg.Bits)
 	case modeFixed:
-		for j, v := range c {
-			s.cbuf[j] = s.chPar[j%len(s.chPar)].Code(v, s.cfg.Bits)
-		}
+		// c is finite and within FP16 here (checked or clamped), so the
+		// kernel cannot fail.
+		_ = s.quantizeFixed(s.cbuf, c)
 		quant.Pack(s.codeRow(slot), s.cbuf, s.cfg.Bits)
 	}
 	s.state[slot] = slotSealed

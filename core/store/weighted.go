@@ -38,6 +38,13 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 			}
 			continue
 		}
+		if s.tok8 {
+			// The per-token layout with one group, as the general
+			// modeToken path below computes it.
+			p := s.tokPar[slot]
+			addAffine(acc, wi*p.Scale, wi*p.Min, s.codes[slot*sd:(slot+1)*sd])
+			continue
+		}
 		switch s.mode {
 		case modeF32:
 			for j, v := range s.f32[slot*sd : (slot+1)*sd] {
@@ -50,30 +57,23 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 			}
 			continue
 		}
-		quant.Unpack(s.cbuf, s.codeRow(slot), s.cfg.Bits)
+		cb := s.cbuf
+		if s.cfg.Bits == 8 {
+			cb = s.codeRow(slot) // one code per byte: read the row in place
+		} else {
+			quant.Unpack(cb, s.codeRow(slot), s.cfg.Bits)
+		}
 		switch s.mode {
 		case modeToken:
 			par := s.tokPar[slot*s.groups : (slot+1)*s.groups]
 			for g, p := range par {
-				a, b := wi*p.Scale, wi*p.Min
-				codes := s.cbuf[g*s.gsize : (g+1)*s.gsize]
-				out := acc[g*s.gsize : (g+1)*s.gsize]
-				for j, c := range codes {
-					out[j] += a*float32(c) + b
-				}
+				addAffine(acc[g*s.gsize:(g+1)*s.gsize], wi*p.Scale, wi*p.Min, cb[g*s.gsize:(g+1)*s.gsize])
 			}
 		case modeFixed:
-			n := len(s.chPar)
-			for j, c := range s.cbuf {
-				p := s.chPar[j%n]
-				acc[j] += wi * (p.Scale*float32(c) + p.Min)
-			}
+			addChannels(acc, wi, s.chPar, cb)
 		case modeChannel:
 			b := int(s.block[slot])
-			par := s.chPar[b*sd : (b+1)*sd]
-			for j, c := range s.cbuf {
-				acc[j] += wi * (par[j].Scale*float32(c) + par[j].Min)
-			}
+			addChannels(acc, wi, s.chPar[b*sd:(b+1)*sd], cb)
 		}
 	}
 	if s.basis != nil {
@@ -88,3 +88,44 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 		}
 	}
 }
+
+// addAffine adds a·codes[j] + b to out[j] for every j < len(out); codes
+// has at least len(out) entries. Four channels per iteration amortize the
+// loop overhead; each out[j] sees the same arithmetic as one at a time.
+func addAffine(out []float32, a, b float32, codes []uint8) {
+	codes = codes[:len(out)]
+	j := 0
+	for ; j < len(out)-3; j += 4 {
+		out[j] += a*codeF32[codes[j]] + b
+		out[j+1] += a*codeF32[codes[j+1]] + b
+		out[j+2] += a*codeF32[codes[j+2]] + b
+		out[j+3] += a*codeF32[codes[j+3]] + b
+	}
+	for ; j < len(out); j++ {
+		out[j] += a*codeF32[codes[j]] + b
+	}
+}
+
+// addChannels adds wi·(par[j].Scale·codes[j] + par[j].Min) to acc[j] for
+// every channel j < len(acc); par and codes have at least len(acc) entries.
+func addChannels(acc []float32, wi float32, par []quant.Params, codes []uint8) {
+	par, codes = par[:len(acc)], codes[:len(acc)]
+	j := 0
+	for ; j < len(acc)-3; j += 4 {
+		acc[j] += wi * (par[j].Scale*codeF32[codes[j]] + par[j].Min)
+		acc[j+1] += wi * (par[j+1].Scale*codeF32[codes[j+1]] + par[j+1].Min)
+		acc[j+2] += wi * (par[j+2].Scale*codeF32[codes[j+2]] + par[j+2].Min)
+		acc[j+3] += wi * (par[j+3].Scale*codeF32[codes[j+3]] + par[j+3].Min)
+	}
+	for ; j < len(acc); j++ {
+		acc[j] += wi * (par[j].Scale*codeF32[codes[j]] + par[j].Min)
+	}
+}
+
+// codeF32[c] is float32(c): one load instead of a conversion.
+var codeF32 = func() (t [256]float32) {
+	for c := range t {
+		t[c] = float32(c)
+	}
+	return t
+}()

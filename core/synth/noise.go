@@ -17,7 +17,10 @@ func mix(seed, tag uint64) uint64 {
 
 // tail draws unit-variance noise: Gaussian when df is 0, else Student-t
 // with df > 2 degrees of freedom scaled by √((df−2)/df). Student-t variates
-// use Bailey's polar method (one Pow per accepted pair, acceptance π/4).
+// use Bailey's polar method (one power per accepted pair, acceptance π/4).
+// For df = 4, the default, the power w^(−1/2) is taken as 1/√w, which is
+// what math.Pow computes for that exponent after its special-case checks:
+// the stream is the same, without the checks.
 func tail(r *rand.Rand, df float64) float64 {
 	if df == 0 {
 		return r.NormFloat64()
@@ -29,7 +32,13 @@ func tail(r *rand.Rand, df float64) float64 {
 		if w > 1 || w == 0 {
 			continue
 		}
-		return u * math.Sqrt((math.Pow(w, -2/df)-1)/w*(df-2))
+		var p float64
+		if df == 4 {
+			p = 1 / math.Sqrt(w) // math.Pow(w, -0.5), 0 < w ≤ 1
+		} else {
+			p = math.Pow(w, -2/df)
+		}
+		return u * math.Sqrt((p-1)/w*(df-2))
 	}
 }
 
