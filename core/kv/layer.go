@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 )
 
 var errFull = errors.New("kv: store is full")
@@ -50,6 +51,9 @@ type Layer struct {
 	agg    []float64 // capacity: attention summed, then averaged, over all heads
 	obsQ   []float32 // SnapKV: the last Recent queries (ring, Recent × Heads × Dim)
 	obsPos []int32   // positions of those queries
+
+	timing bool
+	costs  Costs
 }
 
 // NewLayer returns an empty cache for cfg, or the reason cfg is invalid.
@@ -256,16 +260,7 @@ func checkFinite(name string, x []float32) error {
 // appendToken stores the token at pos in every head with score 0.
 func (l *Layer) appendToken(pos int, k, v []float32) error {
 	cfg := &l.cfg
-	if len(k) != cfg.KVHeads*cfg.Dim || len(v) != cfg.KVHeads*cfg.Dim {
-		return fmt.Errorf("kv: key and value need %d elements, got %d and %d", cfg.KVHeads*cfg.Dim, len(k), len(v))
-	}
-	if pos <= l.last || pos >= cfg.MaxTokens {
-		return fmt.Errorf("kv: position %d out of order or beyond max tokens %d (last %d)", pos, cfg.MaxTokens, l.last)
-	}
-	if err := checkFinite("key", k); err != nil {
-		return err
-	}
-	if err := checkFinite("value", v); err != nil {
+	if err := l.checkToken(pos, k, v); err != nil {
 		return err
 	}
 	if l.inPrompt && pos >= cfg.MaxPrompt {
@@ -279,11 +274,13 @@ func (l *Layer) appendToken(pos int, k, v []float32) error {
 		kg, vg := k[g*cfg.Dim:(g+1)*cfg.Dim], v[g*cfg.Dim:(g+1)*cfg.Dim]
 		ks, err := h.keys.Append(kg)
 		if err != nil {
+			l.unappend(g)
 			return fmt.Errorf("kv: head %d keys: %w", g, err)
 		}
 		vs, err := h.values.Append(vg)
 		if err != nil {
 			_ = h.keys.Evict(ks)
+			l.unappend(g)
 			return fmt.Errorf("kv: head %d values: %w", g, err)
 		}
 		if l.keepsNorms() {
@@ -305,6 +302,39 @@ func (l *Layer) appendToken(pos int, k, v []float32) error {
 	return nil
 }
 
+// checkToken validates a token before anything changes.
+func (l *Layer) checkToken(pos int, k, v []float32) error {
+	cfg := &l.cfg
+	if len(k) != cfg.KVHeads*cfg.Dim || len(v) != cfg.KVHeads*cfg.Dim {
+		return fmt.Errorf("kv: key and value need %d elements, got %d and %d", cfg.KVHeads*cfg.Dim, len(k), len(v))
+	}
+	if pos <= l.last || pos >= cfg.MaxTokens {
+		return fmt.Errorf("kv: position %d out of order or beyond max tokens %d (last %d)", pos, cfg.MaxTokens, l.last)
+	}
+	if err := checkFinite("key", k); err != nil {
+		return err
+	}
+	return checkFinite("value", v)
+}
+
+// unappend takes back the token just appended to heads [0, n), after a
+// store refused it in head n, so a failed step leaves the cache as it was.
+func (l *Layer) unappend(n int) {
+	for g := range n {
+		h := &l.heads[g]
+		i := len(h.pos) - 1
+		_ = h.keys.Evict(h.kslot[i])
+		_ = h.values.Evict(h.vslot[i])
+		h.pos, h.kslot, h.vslot, h.attn = h.pos[:i], h.kslot[:i], h.vslot[:i], h.attn[:i]
+		if l.keepsNorms() {
+			h.norm = h.norm[:i]
+		}
+		if g == 0 || !l.oneScore() {
+			h.score = h.score[:i]
+		}
+	}
+}
+
 // Step decodes the token at position pos: it stores its key and value
 // (k, v: KVHeads×Dim, head-major), computes every query head's attention
 // over the stored cache (q, out: Heads×Dim), feeds the weights to the
@@ -320,13 +350,31 @@ func (l *Layer) Step(pos int, q, k, v, out []float32) error {
 	if err := checkFinite("query", q); err != nil {
 		return err
 	}
+	if !l.timing {
+		if err := l.appendToken(pos, k, v); err != nil {
+			return err
+		}
+		l.attend(q, out)
+		l.observe(q, pos)
+		l.accumulate()
+		l.evict(pos)
+		return nil
+	}
+	t0 := time.Now()
 	if err := l.appendToken(pos, k, v); err != nil {
 		return err
 	}
+	t1 := time.Now()
 	l.attend(q, out)
+	t2 := time.Now()
 	l.observe(q, pos)
 	l.accumulate()
 	l.evict(pos)
+	t3 := time.Now()
+	l.costs.Store += t1.Sub(t0)
+	l.costs.Attend += t2.Sub(t1)
+	l.costs.Evict += t3.Sub(t2)
+	l.costs.Steps++
 	return nil
 }
 
@@ -480,28 +528,36 @@ func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
 	if attn != nil && len(attn) != l.cfg.Heads {
 		return fmt.Errorf("kv: need attention for %d heads, got %d", l.cfg.Heads, len(attn))
 	}
-	if l.cfg.sharedDecision() && len(attn) > 0 {
-		// Mean over every query head, then one shared update.
+	if err := l.checkToken(pos, k, v); err != nil {
+		return err
+	}
+	// Validate (and, for shared decisions, sum) the attention before
+	// anything changes; then append; then add the weights to the scores
+	// of the tokens that were cached before this one.
+	shared := l.cfg.sharedDecision() && len(attn) > 0
+	if shared {
 		if err := l.sumShared(attn); err != nil {
 			return err
 		}
-		agg := l.agg[:len(l.heads[0].pos)]
-		for i, a := range agg {
-			agg[i] = a / float64(l.cfg.Heads)
-		}
+	} else if err := l.checkAttention(attn, len(attn)); err != nil {
+		return err
+	}
+	n := len(l.heads[0].pos)
+	if err := l.appendToken(pos, k, v); err != nil {
+		return err
+	}
+	if shared {
+		agg := l.agg[:n]
 		for g := range l.heads {
 			if g > 0 && l.oneScore() {
 				break // one shared score, in head 0
 			}
-			sc := l.heads[g].score[:len(agg)]
+			sc := l.heads[g].score[:n]
 			for i, a := range agg {
-				sc[i] += a
+				sc[i] += a / float64(l.cfg.Heads)
 			}
 		}
 	} else {
-		if err := l.checkAttention(attn, len(attn)); err != nil {
-			return err
-		}
 		for qh, w := range attn {
 			sc := l.heads[qh/l.group].score
 			for i, a := range w {
@@ -510,25 +566,16 @@ func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
 		}
 	}
 	if l.cfg.Policy == TOVA && len(attn) > 0 {
-		// TOVA ranks by the latest attention alone, averaged over the group.
+		// TOVA ranks by the latest attention alone, averaged over the group;
+		// the new token has received none yet.
 		for g := range l.heads {
 			h := &l.heads[g]
 			clear(h.attn)
 			for r := range l.group {
-				if w := attn[g*l.group+r]; len(w) > 0 {
-					for i, a := range w {
-						h.attn[i] += a / float32(l.group)
-					}
+				for i, a := range attn[g*l.group+r] {
+					h.attn[i] += a / float32(l.group)
 				}
 			}
-		}
-	}
-	if err := l.appendToken(pos, k, v); err != nil {
-		return err
-	}
-	if l.cfg.Policy == TOVA {
-		for g := range l.heads {
-			h := &l.heads[g]
 			for i, a := range h.attn {
 				h.score[i] = float64(a)
 			}

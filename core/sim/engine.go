@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/synth"
@@ -34,6 +35,10 @@ type Engine struct {
 	last         Metrics
 
 	snap Snapshot
+
+	timing           bool
+	genTime, refTime time.Duration
+	timedSteps       int
 }
 
 // A Source produces each position's vectors: q is [Layers][Heads][HeadDim],
@@ -109,7 +114,15 @@ func (e *Engine) Step() bool {
 	d := cfg.HeadDim
 	qs, kvs := cfg.Heads*d, cfg.KVHeads*d
 	t := e.pos
+	var t0 time.Time
+	if e.timing {
+		t0 = time.Now()
+	}
 	e.src.Next(e.q, e.k, e.v)
+	if e.timing {
+		e.genTime += time.Since(t0)
+		e.timedSteps++
+	}
 	ref := cfg.RefStride > 0 && (t%cfg.RefStride == 0 || t == cfg.Tokens-1)
 	var m Metrics
 	for l := range e.c.layers {
@@ -123,7 +136,13 @@ func (e *Engine) Step() bool {
 			copy(e.histV[(l*cfg.Tokens+t)*kvs:], v)
 		}
 		if ref {
+			if e.timing {
+				t0 = time.Now()
+			}
 			e.reference(l, t, q)
+			if e.timing {
+				e.refTime += time.Since(t0)
+			}
 			e.refLayer = l
 			m = m.add(e.c.measure(l, q, e.out, e.refOut, e.refRow))
 		}

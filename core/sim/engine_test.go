@@ -71,3 +71,18 @@ func TestSnapshotReferenceOnDemand(t *testing.T) {
 		t.Fatalf("stride 7 over 40 steps kept %d metric entries, want 6", len(h))
 	}
 }
+
+func TestCosts(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Tokens = 300
+	e, _ := New(cfg)
+	e.RunTo(100)
+	e.SetTiming(true)
+	e.RunTo(300)
+	c := e.Costs()
+	t.Logf("per token: generate %v, store %v, attention %v, eviction %v, reference %v; compression overhead %.0f%% of attention",
+		c.Generate, c.Store, c.Attend, c.Evict, c.Reference, 100*c.Overhead())
+	if c.Steps != 200 || c.Store <= 0 || c.Attend <= 0 || c.Evict <= 0 || c.Reference <= 0 || c.Generate <= 0 {
+		t.Fatalf("costs %+v", c)
+	}
+}

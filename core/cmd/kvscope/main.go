@@ -145,6 +145,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.json {
 		return streamJSON(w, e, o)
 	}
+	e.SetTiming(true)
 	e.RunTo(cfg.Tokens)
 	if e.Err() != nil {
 		return e.Err()
@@ -230,6 +231,9 @@ func summary(w io.Writer, e *sim.Engine) {
 	total := s.Mem.Total()
 	fmt.Fprintf(w, "Honest total: %.3f MB (%.1fx) = payload %d + scales/zero points %d + FP16 residual %d + low-rank factors %d + index map %d + holes %d bytes\n",
 		float64(total)/mb, float64(s.FullBytes)/float64(total), s.Mem.Payload, s.Mem.Meta, s.Mem.Residual, s.Mem.Factors, s.Mem.Index, s.Mem.Holes)
+	c := e.Costs()
+	fmt.Fprintf(w, "Time per token: generate %v, store %v, attention %v, eviction %v, reference %v; storing and evicting add %.0f%% to attention\n",
+		c.Generate, c.Store, c.Attend, c.Evict, c.Reference, 100*c.Overhead())
 	_, hist := e.Metrics()
 	if len(hist) == 0 {
 		fmt.Fprintln(w, "Fidelity: reference off (-ref 0)")

@@ -1,0 +1,139 @@
+package kv
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+)
+
+// refusing wraps a store and refuses the n-th Append (counting from 1).
+type refusing struct {
+	Store
+	n, calls int
+}
+
+func (r *refusing) Append(x []float32) (int, error) {
+	r.calls++
+	if r.calls == r.n {
+		return 0, errors.New("refused")
+	}
+	return r.Store.Append(x)
+}
+
+// snapshotOf copies what a layer shows of itself.
+func snapshotOf(l *Layer) (pos [][]int32, scores [][]float64) {
+	for g := range l.cfg.KVHeads {
+		pos = append(pos, slices.Clone(l.Positions(g)))
+		scores = append(scores, slices.Clone(l.Scores(g)))
+	}
+	return pos, scores
+}
+
+// A step that fails — bad attention, a bad key, or a store refusing the
+// token in a later head — leaves the cache exactly as it was.
+func TestFailedStepChangesNothing(t *testing.T) {
+	const heads, dim = 4, 4
+	var refuser *refusing
+	cfg := Config{Policy: Seed000, Sink: 1, Recent: 3, Heavy: 2, Heads: heads, KVHeads: heads, Dim: dim, MaxTokens: 50,
+		Values: func(g, d, c int) (Store, error) {
+			s, _ := newExact(d, c)
+			if g == 2 {
+				refuser = &refusing{Store: s, n: 9}
+				return refuser, nil
+			}
+			return s, nil
+		}}
+	l, err := NewLayer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, v := make([]float32, heads*dim), make([]float32, heads*dim)
+	attn := func(n int, bad bool) [][]float32 {
+		a := make([][]float32, heads)
+		for h := range a {
+			a[h] = make([]float32, n)
+			for i := range a[h] {
+				a[h][i] = 1 / float32(n)
+			}
+		}
+		if bad && n > 0 {
+			a[heads-1][n-1] = float32(math.NaN())
+		}
+		return a
+	}
+	for pos := range 8 {
+		if err := l.Update(pos, k, v, attn(l.Len(0), false)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantPos, wantScores := snapshotOf(l)
+	check := func(what string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("%s: accepted", what)
+		}
+		gotPos, gotScores := snapshotOf(l)
+		if !slices.EqualFunc(gotPos, wantPos, slices.Equal) || !slices.EqualFunc(gotScores, wantScores, slices.Equal) {
+			t.Fatalf("%s (%v) changed the cache: %v %v, was %v %v", what, err, gotPos, gotScores, wantPos, wantScores)
+		}
+	}
+	check("NaN attention in the last head", l.Update(8, k, v, attn(l.Len(0), true)))
+	k[dim+1] = float32(math.Inf(1))
+	check("infinite key", l.Update(8, k, v, attn(l.Len(0), false)))
+	k[dim+1] = 0
+	check("store refusing head 2's value", l.Update(8, k, v, attn(l.Len(0), false)))
+	if err := l.Update(8, k, v, attn(l.Len(0), false)); err != nil {
+		t.Fatalf("the step after the refusal: %v", err)
+	}
+	for g := range heads {
+		if !slices.Equal(l.Positions(g), l.Positions(0)) || !slices.Equal(l.Scores(g), l.Scores(0)) {
+			t.Fatalf("seed000 heads disagree after recovery: head %d %v %v", g, l.Positions(g), l.Scores(g))
+		}
+	}
+}
+
+// Finite attention weights whose sum overflows float32 are still finite
+// in the float64 scores: accepted.
+func TestLargeFiniteAttentionAccepted(t *testing.T) {
+	l, _ := NewLayer(Config{Policy: H2O, Recent: 2, Heavy: 2, Heads: 2, KVHeads: 1, Dim: 2, MaxTokens: 10})
+	k := []float32{1, 2}
+	if err := l.Update(0, k, k, nil); err != nil {
+		t.Fatal(err)
+	}
+	big := [][]float32{{math.MaxFloat32}, {math.MaxFloat32}}
+	if err := l.Update(1, k, k, big); err != nil {
+		t.Fatalf("finite weights rejected: %v", err)
+	}
+	if s := l.Scores(0)[0]; math.IsInf(s, 0) || s <= 0 {
+		t.Fatalf("score %v", s)
+	}
+}
+
+func TestCosts(t *testing.T) {
+	cfg := Config{Policy: H2O, Recent: 8, Heavy: 8, Heads: 4, KVHeads: 4, Dim: 16, MaxTokens: 300}
+	l, _ := NewLayer(cfg)
+	s := newStream(1, 4, 4, 16)
+	out := make([]float32, 64)
+	l.SetTiming(true)
+	for pos := range 300 {
+		s.next()
+		if err := l.Step(pos, s.q, s.k, s.v, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := l.Costs()
+	st, at, ev := c.PerStep()
+	t.Logf("per step: store %v, attention %v, eviction %v", st, at, ev)
+	if c.Steps != 300 || c.Store <= 0 || c.Attend <= 0 || c.Evict <= 0 {
+		t.Fatalf("costs %+v", c)
+	}
+	l.SetTiming(false)
+	s.next()
+	if err := l.Step(300, s.q, s.k, s.v, out); err == nil {
+		t.Fatal("position beyond max tokens accepted")
+	}
+	if l.Costs() != (Costs{}) {
+		t.Fatalf("costs kept after timing was turned off: %+v", l.Costs())
+	}
+}
