@@ -17,15 +17,7 @@ import (
 const referenceText = "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw a big, red ball. She wanted to play with it, but it was too high."
 
 // realModel loads stories260K (skipping the test when it is absent).
-func realModel(tb testing.TB) *model.Model {
-	tb.Helper()
-	b := testmodel.Bytes(tb)
-	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return m
-}
+func realModel(tb testing.TB) *model.Model { return testmodel.Model(tb) }
 
 // toyPieces is a small vocabulary: specials, a few byte tokens, characters and
 // merges.

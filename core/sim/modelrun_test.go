@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -11,15 +10,7 @@ import (
 
 const referenceText = "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw a big, red ball. She wanted to play with it, but it was too high."
 
-func loadModel(t testing.TB) *model.Model {
-	t.Helper()
-	b := testmodel.Bytes(t)
-	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
+func loadModel(t testing.TB) *model.Model { return testmodel.Model(t) }
 
 func runModel(t *testing.T, m *model.Model, cfg Config, prompt string, n int, reposition bool) *ModelRun {
 	t.Helper()

@@ -6,6 +6,7 @@
 package testmodel
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kvscope/kvscope/core/model"
 )
 
 // SHA256 is the digest of the expected stories260K.gguf (1,182,656 bytes).
@@ -70,4 +73,15 @@ func Bytes(tb testing.TB) []byte {
 		tb.Fatalf("test model %s has sha256 %s, want %s", p, got, SHA256)
 	}
 	return b
+}
+
+// Model loads the test model (skipping or failing tb as Bytes does).
+func Model(tb testing.TB) *model.Model {
+	tb.Helper()
+	b := Bytes(tb)
+	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
 }
