@@ -75,7 +75,7 @@ type Metrics struct {
 	VErr   float64 // relative Frobenius error of the stored values
 	OutErr float64 // ‖o − ô‖/‖o‖ of the attention output against the uncompressed cache
 	Mass   float64 // attention mass (under full attention) on tokens still cached
-	KL     float64 // KL(full ‖ compressed) attention, in nats
+	KL     float64 // KL(compressed ‖ full) attention over the cached tokens, in nats (finite although evicted tokens get no compressed attention)
 	Bias   float64 // mean signed error of q·k over cached tokens caused by storage
 }
 
