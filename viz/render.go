@@ -216,8 +216,27 @@ func (r *Renderer) DrawSpark(area view.Rect, hist []sim.Metrics, k view.Metric, 
 		r.spark = make([]float32, cols)
 	}
 	hs, hi := view.Spark(r.spark[:cols], hist, k, floor)
+	r.sparkBars(area, hs, c)
+	return hi
+}
+
+// DrawSparkValues is DrawSpark for a plain series (the real model's
+// next-token KL per step), scaled by view.SparkValues.
+func (r *Renderer) DrawSparkValues(area view.Rect, vals []float64, c view.RGBA, floor float64) float64 {
+	r.Rect(area.X, area.Y, area.W, area.H, view.Panel)
+	cols := max(1, int(area.W/2))
+	if cap(r.spark) < cols {
+		r.spark = make([]float32, cols)
+	}
+	hs, hi := view.SparkValues(r.spark[:cols], vals, floor)
+	r.sparkBars(area, hs, c)
+	return hi
+}
+
+// sparkBars queues one bar per height in [0, 1], the last one brighter.
+func (r *Renderer) sparkBars(area view.Rect, hs []float32, c view.RGBA) {
 	if len(hs) == 0 {
-		return hi
+		return
 	}
 	w := area.W / float64(len(hs))
 	for i, v := range hs {
@@ -228,5 +247,4 @@ func (r *Renderer) DrawSpark(area view.Rect, hist []sim.Metrics, k view.Metric, 
 		}
 		r.Rect(area.X+float64(i)*w, area.Y+area.H-h, math.Max(w-0.5, 0.5), h, col)
 	}
-	return hi
 }

@@ -22,6 +22,8 @@ type side struct {
 
 	mapR, attnR, memR view.Rect
 	sparkR            [view.NumMetrics]view.Rect
+
+	mkey modelKey // what a real-model engine was built from (zero for the synthetic stream)
 }
 
 // app is the page's state. Only the game loop touches it; DOM callbacks
@@ -57,6 +59,11 @@ type app struct {
 	public      atomic.Value // string: JSON of the numbers, for window.kvscope.state()
 	updMs       float64      // moving averages of Update and of a drawn frame's Draw, ms
 	drawMs      float64
+
+	klR                 view.Rect // the real model's KL sparkline
+	runTotal, runPrompt int       // the run's length and prompt (synthetic: A's; model: max tokens and prompt tokens)
+	mdl                 modelSource
+	decode              decodeRate
 }
 
 type hoverState struct {
@@ -90,12 +97,23 @@ func (a *app) drain() {
 	}
 }
 
+// active returns how many sides have an engine: two in compare mode, one
+// otherwise, none in real-model mode while no model is loaded.
 func (a *app) active() int {
+	if a.st.ModelMode() {
+		if a.sides[0].eng == nil {
+			return 0
+		}
+		return 1
+	}
 	if a.st.Compare {
 		return 2
 	}
 	return 1
 }
+
+// showB reports whether configuration B is on screen.
+func (a *app) showB() bool { return a.st.Compare && !a.st.ModelMode() }
 
 func (a *app) pos() int {
 	if a.sides[0].eng == nil {
@@ -120,6 +138,10 @@ func (a *app) addNotices(ns ...view.Notice) {
 // the engine refuses is reported and the previous one kept.
 func (a *app) apply(next view.State, target int) {
 	view.Normalize(&next)
+	if next.ModelMode() {
+		a.applyModel(next, target, 0)
+		return
+	}
 	for i := 0; i < 2; i++ {
 		if i == 1 && !next.Compare {
 			a.sides[1].eng, a.sides[1].snap = nil, nil
@@ -127,7 +149,7 @@ func (a *app) apply(next view.State, target int) {
 		}
 		c := *next.Side(i)
 		s := &a.sides[i]
-		if s.eng != nil && s.eng.Config() == c && s.eng.Pos() <= target {
+		if _, isModel := s.eng.(*sim.ModelRun); s.eng != nil && !isModel && s.eng.Config() == c && s.eng.Pos() <= target {
 			continue
 		}
 		e, err := newEngine(c)
@@ -154,10 +176,11 @@ func (a *app) apply(next view.State, target int) {
 				}
 			}
 		}
-		s.eng, s.snap = e, nil
+		s.eng, s.snap, s.mkey = e, nil, modelKey{}
 	}
 	a.st = next
 	a.good = next
+	a.runTotal, a.runPrompt = next.A.Tokens, next.A.Prompt
 	a.replay(target)
 }
 
@@ -165,7 +188,10 @@ func (a *app) apply(next view.State, target int) {
 // inside the prompt). The work happens in Update, a time slice per frame,
 // so a long replay leaves the page responsive and shows its progress.
 func (a *app) replay(target int) {
-	a.replayTo = min(max(target, a.st.A.Prompt), a.st.A.Tokens)
+	a.replayTo = min(max(target, a.runPrompt), a.runTotal)
+	if a.active() == 0 {
+		a.replayTo = 0
+	}
 	a.changed = true
 }
 
@@ -179,15 +205,20 @@ func (a *app) cur() int { return max(a.pos(), a.replayTo) }
 // picture is refreshed a few times a second while catching up, and when done.
 func (a *app) catchUp(budget time.Duration) {
 	t0 := time.Now()
+	steps := 0
 	for a.replaying() && time.Since(t0) < budget {
 		for n := 0; n < 8; n++ {
 			for i := 0; i < a.active(); i++ {
-				if e := a.sides[i].eng; e.Pos() < a.replayTo && !e.Step() && i == 0 {
-					a.replayTo = e.Pos() // the run ended early
+				if e := a.sides[i].eng; e.Pos() < a.replayTo {
+					steps++
+					if !e.Step() && i == 0 {
+						a.replayTo = e.Pos() // the run ended early
+					}
 				}
 			}
 		}
 	}
+	a.decode.add(steps, time.Since(t0))
 	a.catchFrames++
 	if !a.replaying() || a.catchFrames%8 == 0 {
 		a.changed = true
@@ -203,19 +234,24 @@ func (a *app) rebuild(target int) {
 }
 
 func (a *app) stepAll() bool {
+	if a.active() == 0 {
+		return false
+	}
+	t0 := time.Now()
 	ok := true
 	for i := 0; i < a.active(); i++ {
 		if !a.sides[i].eng.Step() {
 			ok = false
 		}
 	}
+	a.decode.add(a.active(), time.Since(t0))
 	a.changed = true
 	return ok
 }
 
 // setField applies one control or link setting to the side being edited.
 func (a *app) setField(key, value string) {
-	if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 {
+	if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 && a.showB() {
 		key = "b." + key
 	}
 	next := a.st

@@ -61,6 +61,12 @@ type page struct {
 	lastPolicy                    string
 	lastCompare                   int
 	shownEdit                     int
+
+	modeInit, modelShown bool // real-model panels shown
+	textsKey             string
+	texts                textPanel
+	modelV               int       // model status version written
+	toksKey              labelsKey // geometry of the token labels written
 }
 
 // safe wraps a DOM callback: a panic inside it is reported as a notice
@@ -108,6 +114,8 @@ func (a *app) initDOM() {
 			pg.memLabels[i][j] = newText(fmt.Sprintf("mem-%d-%d", i, j))
 		}
 	}
+	tp := &pg.texts
+	tp.diverge, tp.nextKL, tp.meanKL, tp.agree = newText("text-diverge"), newText("kl-now"), newText("kl-mean"), newText("agree")
 	a.fillSelects()
 	a.fillMetricRows()
 	a.fillLegend()
@@ -196,6 +204,7 @@ func (a *app) initDOM() {
 	for i := 0; i < 2; i++ {
 		a.bindMap(i)
 	}
+	a.bindModelInputs()
 	a.installTestAPI()
 }
 
@@ -230,6 +239,10 @@ func (a *app) fillSelects() {
 	}
 	for _, p := range sim.Presets {
 		add(byID("preset"), p.Name, p.Title)
+	}
+	modeNames := map[string]string{view.ModeSynthetic: "synthetic stream", view.ModeModel: "real model"}
+	for _, m := range view.Modes {
+		add(byID("mode"), m, modeNames[m])
 	}
 }
 
@@ -379,7 +392,7 @@ func abs(v float64) float64 {
 func (a *app) reflect() {
 	for _, c := range a.pg.controls {
 		key := c.key
-		if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 && a.st.Compare {
+		if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 && a.showB() {
 			key = "b." + key
 		}
 		v := view.Get(&a.st, key)
@@ -395,14 +408,16 @@ func (a *app) reflect() {
 			c.out.Set("textContent", v)
 		}
 	}
-	byID("layer").Set("max", a.st.A.Layers-1)
+	byID("layer").Set("max", a.layers()-1)
+	byID("mlayer").Set("max", a.layers()-1)
+	a.reflectMode()
 	cmp := 0
-	if a.st.Compare {
+	if a.showB() {
 		cmp = 1
 	}
 	if cmp != a.pg.lastCompare {
 		a.pg.lastCompare = cmp
-		hidden := !a.st.Compare
+		hidden := !a.showB()
 		for _, id := range []string{"side-1", "memblock-1", "scale-1", "edit-side"} {
 			byID(id).Set("hidden", hidden)
 		}
@@ -419,10 +434,10 @@ func (a *app) reflect() {
 	// Rows no taller than view.MaxRow, maps no taller than a share of the
 	// window: the attention rows follow the map and the teaching text the rest.
 	maxH := window.Get("innerHeight").Float() - 360
-	if a.st.Compare {
+	if a.showB() {
 		maxH = (window.Get("innerHeight").Float()-260)/2 - 90
 	}
-	h := max(60, min(float64(a.st.A.KVHeads)*view.MaxRow, maxH))
+	h := max(60, min(float64(a.kvHeads())*view.MaxRow, maxH))
 	for i := 0; i < 2; i++ {
 		byID("map-"+strconv.Itoa(i)).Get("parentElement").Get("style").Set("height", strconv.Itoa(int(h))+"px")
 	}
@@ -484,7 +499,7 @@ func (a *app) setPlayButton() {
 func (a *app) writeURL() {
 	s := a.st
 	s.At = a.cur()
-	if s.Playing || s.At <= s.A.Prompt {
+	if s.Playing || s.At <= a.runPrompt {
 		s.At = 0
 	}
 	window.Get("history").Call("replaceState", nil, "", "#"+view.Encode(&s))

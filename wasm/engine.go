@@ -5,8 +5,8 @@ package main
 import "github.com/kvscope/kvscope/core/sim"
 
 // engine is what the page needs from a simulation: core/sim's synthetic
-// decoder today; a real model decoding in the page can implement it too
-// (its Snapshot fills Tokens for the hover text).
+// decoder, or a *sim.ModelRun decoding a real model in real-model mode
+// (its Snapshot fills Tokens and Text; see applyModel).
 type engine interface {
 	Step() bool                       // decode one token; false when the run is complete
 	Snapshot(layer int) *sim.Snapshot // the engine's reusable snapshot of a layer
@@ -14,6 +14,5 @@ type engine interface {
 	Config() sim.Config
 }
 
-// newEngine builds the engine of a configuration; a mode switch (synthetic
-// stream or real model) would choose here.
+// newEngine builds the synthetic stream's engine of a configuration.
 var newEngine = func(c sim.Config) (engine, error) { return sim.New(c) }

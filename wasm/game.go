@@ -70,6 +70,9 @@ func (g *game) Update() error {
 	}
 	a.refresh()
 	a.pointer()
+	if a.st.ModelMode() {
+		a.tokenLabels()
+	}
 	// While playing, numbers are written five times a second: the pictures
 	// move every step, text that changes faster cannot be read anyway.
 	if (a.version != a.domV && (!a.st.Playing || a.frames%12 == 0)) || a.frames%30 == 0 {
@@ -114,6 +117,9 @@ func (g *game) Draw(screen *ebiten.Image) {
 				g.r.Rect(r.X, r.Y, r.W, r.H, view.Background)
 			}
 		}
+		if a.st.ModelMode() {
+			g.r.Rect(a.klR.X, a.klR.Y, a.klR.W, a.klR.H, view.Background)
+		}
 	}
 	if a.broken {
 		a.frames++
@@ -130,7 +136,7 @@ func (g *game) Draw(screen *ebiten.Image) {
 		if s.snap == nil {
 			continue
 		}
-		s.grid = s.vp.Place(s.mapR, s.snap.Heads, s.snap.Step, a.st.Side(i).Tokens, a.scale)
+		s.grid = s.vp.Place(s.mapR, s.snap.Heads, s.snap.Step, a.runTotal, a.scale)
 		hov := viz.Hover{Head: -1}
 		if a.hover.valid && a.hover.side == i {
 			hov = viz.Hover{Head: a.hover.head, Pos: a.hover.pos}
@@ -147,9 +153,15 @@ func (g *game) Draw(screen *ebiten.Image) {
 			g.r.DrawSpark(s.sparkR[k], s.snap.History, k, c, sparkFloor[k])
 		}
 	}
+	if a.st.ModelMode() && a.active() == 1 {
+		if s := a.sides[0].snap; s != nil && s.Text != nil {
+			g.r.DrawSparkValues(a.klR, s.Text.KLHistory, view.SparkA, 0.05)
+		}
+	}
 	g.r.Flush(screen)
 	a.frames++
-	if !a.ready && a.frames >= 3 && a.sides[0].snap != nil {
+	// Real-model mode without a model is ready too: it shows how to get one.
+	if !a.ready && a.frames >= 3 && (a.sides[0].snap != nil || a.active() == 0) {
 		a.markReady()
 	}
 }
@@ -202,6 +214,7 @@ func (a *app) readRects() {
 			sd.sparkR[k] = readRect("spark-"+si+"-"+strconv.Itoa(k), s)
 		}
 	}
+	a.klR = readRect("kl-spark", s)
 	a.layoutDirty = false
 	a.rectV++
 }
@@ -231,7 +244,7 @@ func (a *app) pointer() {
 }
 
 func (a *app) togglePlay() {
-	if !a.st.Playing && a.cur() >= a.st.A.Tokens {
+	if !a.st.Playing && a.cur() >= a.runTotal {
 		a.rebuild(0)
 	}
 	a.st.Playing = !a.st.Playing
@@ -243,7 +256,7 @@ func (a *app) togglePlay() {
 func (a *app) stepForward() {
 	a.st.Playing = false
 	if a.replaying() {
-		a.replayTo = min(a.replayTo+1, a.st.A.Tokens)
+		a.replayTo = min(a.replayTo+1, a.runTotal)
 	} else {
 		a.stepAll()
 	}
@@ -253,7 +266,7 @@ func (a *app) stepForward() {
 
 func (a *app) stepBack() {
 	a.st.Playing = false
-	if p := a.cur(); p > a.st.A.Prompt {
+	if p := a.cur(); p > a.runPrompt {
 		a.rebuild(p - 1)
 	}
 	a.reflect()

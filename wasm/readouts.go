@@ -70,7 +70,7 @@ func (a *app) writeDOM() {
 	if a.replaying() {
 		pg.stepInfo.set(fmt.Sprintf("replaying… %d / %d", pos, a.replayTo))
 	} else {
-		pg.stepInfo.set(fmt.Sprintf("step %d / %d", pos, a.st.A.Tokens))
+		pg.stepInfo.set(fmt.Sprintf("step %d / %d", pos, a.runTotal))
 	}
 	m := view.FindModel(a.st.Model)
 	for i := 0; i < a.active(); i++ {
@@ -79,7 +79,7 @@ func (a *app) writeDOM() {
 		if s == nil {
 			continue
 		}
-		c := a.st.Side(i)
+		c := a.engConfig(i)
 		pg.names[i].set(configName(c))
 		first, n, bin := sd.grid.Columns()
 		last := min(first+n*bin, s.Step) - 1
@@ -96,7 +96,7 @@ func (a *app) writeDOM() {
 			view.Ratio(float64(s.FullBytes), float64(s.Mem.Total())), view.Sig(view.KeptPerHead(s), 3), s.Step))
 		sc := view.ScaleTo(s, c, m, a.st.Context)
 		pg.scales[i].set(fmt.Sprintf("%s%s at %s tokens: %s → %s after eviction → %s stored (%s)",
-			sideTag(i, a.st.Compare), m.Name, ctxName(a.st.Context), view.Bytes(sc.Full), view.Bytes(sc.Evicted), view.Bytes(sc.Stored),
+			sideTag(i, a.showB()), m.Name, ctxName(a.st.Context), view.Bytes(sc.Full), view.Bytes(sc.Evicted), view.Bytes(sc.Stored),
 			view.Ratio(sc.Full, sc.Stored)))
 		mt := &s.Metrics
 		vals := [view.NumMetrics]string{
@@ -107,6 +107,8 @@ func (a *app) writeDOM() {
 		}
 		a.rowLabels(i)
 	}
+	a.writeTexts()
+	a.writeModelStatus()
 	a.tooltip()
 	if a.summaryAt < 0 || (a.st.Playing && pos-a.summaryAt >= 128) || (!a.st.Playing && pos != a.summaryAt) {
 		a.summaryAt = pos
@@ -140,16 +142,23 @@ func (a *app) summaryText() string {
 	if a.st.Playing {
 		state = "playing"
 	}
-	fmt.Fprintf(&b, "Step %d of %d, %s. ", a.pos(), a.st.A.Tokens, state)
+	fmt.Fprintf(&b, "Step %d of %d, %s. ", a.pos(), a.runTotal, state)
 	for i := 0; i < a.active(); i++ {
 		s := a.sides[i].snap
 		if s == nil {
 			continue
 		}
 		fmt.Fprintf(&b, "%s%s: keeps %s of %d tokens per head; memory %s of %s FP16 (%s smaller); attention mass kept %s; output error %s. ",
-			sideTag(i, a.st.Compare), configName(a.st.Side(i)), view.Sig(view.KeptPerHead(s), 3), s.Step,
+			sideTag(i, a.showB()), configName(a.engConfig(i)), view.Sig(view.KeptPerHead(s), 3), s.Step,
 			view.Bytes(float64(s.Mem.Total())), view.Bytes(float64(s.FullBytes)), view.Ratio(float64(s.FullBytes), float64(s.Mem.Total())),
 			view.Percent(s.Metrics.Mass), view.Percent(s.Metrics.OutErr))
+		if t := s.Text; t != nil {
+			if t.Diverge < 0 {
+				b.WriteString("The two texts are identical so far. ")
+			} else {
+				fmt.Fprintf(&b, "The compressed cache's text differs from position %d; top-1 agreement %s. ", t.Diverge, view.Percent(t.Agreement))
+			}
+		}
 	}
 	return b.String()
 }
@@ -198,7 +207,11 @@ func (a *app) tooltip() {
 		b.WriteString(" (prompt)")
 	}
 	if h.pos < len(s.Tokens) {
-		fmt.Fprintf(&b, " · %q", s.Tokens[h.pos])
+		if t := view.TokenText(s.Tokens[h.pos], false); t != "" {
+			fmt.Fprintf(&b, " · token %q", t)
+		} else {
+			fmt.Fprintf(&b, " · %s", s.Tokens[h.pos])
+		}
 	}
 	fmt.Fprintf(&b, "\nrole: %s", c.Role)
 	if c.Role == sim.Evicted && c.EvictedAt >= 0 {
@@ -208,7 +221,13 @@ func (a *app) tooltip() {
 		fmt.Fprintf(&b, "\nstored: %s", storageNames[c.Storage])
 	}
 	fmt.Fprintf(&b, "\naccumulated score: %s", view.Sig(float64(c.Score), 3))
-	fmt.Fprintf(&b, "\nattention now: %s through the cache, %s over the full history", view.Percent(float64(c.Attn)), view.Percent(float64(c.AttnFull)))
+	if a.st.ModelMode() && a.st.Repos {
+		// Re-positioned keys see other positions than the full history's:
+		// the two attentions are not compared.
+		fmt.Fprintf(&b, "\nattention now: %s through the cache", view.Percent(float64(c.Attn)))
+	} else {
+		fmt.Fprintf(&b, "\nattention now: %s through the cache, %s over the full history", view.Percent(float64(c.Attn)), view.Percent(float64(c.AttnFull)))
+	}
 	fmt.Fprintf(&b, "\nkey quantization error: %s", view.Percent(float64(c.KErr)))
 	str := b.String()
 	if str != a.pg.tipLast {
@@ -244,6 +263,12 @@ type publicState struct {
 	Replay   bool         `json:"replaying"`
 	UpdMs    float64      `json:"updateMs"`
 	DrawMs   float64      `json:"drawMs"`
+
+	Mode      string      `json:"mode"`
+	Model     publicModel `json:"model"`
+	Text      *publicText `json:"text"`      // real-model mode: the two texts; null otherwise
+	StepsPerS float64     `json:"stepsPerS"` // engine steps per second of stepping time since the mode was chosen
+	RunPrompt int         `json:"runPrompt"` // positions of the prompt (real model: BOS + prompt tokens)
 }
 
 type publicSide struct {
@@ -269,9 +294,10 @@ type probe struct {
 }
 
 func (a *app) publish() {
-	ps := publicState{Ready: a.ready, Step: a.pos(), Tokens: a.st.A.Tokens, Playing: a.st.Playing, Compare: a.st.Compare,
+	ps := publicState{Ready: a.ready, Step: a.pos(), Tokens: a.runTotal, Playing: a.st.Playing, Compare: a.showB(),
 		Frames: a.frames, Version: a.version, Scale: a.scale, Broken: a.broken, ScaleTxt: a.pg.scales[0].last,
-		UpdMs: a.updMs, DrawMs: a.drawMs, Replay: a.replaying()}
+		UpdMs: a.updMs, DrawMs: a.drawMs, Replay: a.replaying(),
+		Mode: a.st.Mode, Model: a.publicModel(), Text: a.publicText(), StepsPerS: a.decode.perSecond(), RunPrompt: a.runPrompt}
 	s := a.st
 	s.At = a.cur()
 	ps.URL = view.Encode(&s)
@@ -284,9 +310,9 @@ func (a *app) publish() {
 			continue
 		}
 		sn := sd.snap
-		p := publicSide{Config: *a.st.Side(i), Kept: view.KeptPerHead(sn), Full: sn.FullBytes, Evict: sn.EvictBytes,
+		p := publicSide{Config: *a.engConfig(i), Kept: view.KeptPerHead(sn), Full: sn.FullBytes, Evict: sn.EvictBytes,
 			Stored: sn.Mem.Total(), Metrics: sn.Metrics, Probes: map[string]probe{}, Roles: map[string]int{}, Storages: map[string]int{}}
-		if !math.IsNaN(p.Metrics.KL) && a.scale > 0 {
+		if a.scale > 0 {
 			p.CellCSS = sd.grid.CellW / a.scale
 		}
 		_, p.Columns, _ = sd.grid.Columns()

@@ -19,6 +19,7 @@ const (
 	Enum              // one of Choices
 	Bool              // 1/0 (true/false, on/off and yes/no are read too)
 	Seed              // an unsigned 64-bit integer
+	Text              // free text, sanitized by SanitizePrompt
 )
 
 // Field describes one setting: its URL key, its range and how to reach it.
@@ -105,6 +106,12 @@ var fields = []Field{
 	{Key: "play", Label: "Playing", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Playing }},
 	{Key: "model", Label: "Model", Kind: Enum, Choices: modelKeys(), s: func(s *State, _ *sim.Config) *string { return &s.Model }},
 	{Key: "ctx", Label: "Context (tokens)", Kind: Int, Min: 1024, Max: 1 << 20, Step: 1024, i: func(s *State, _ *sim.Config) *int { return &s.Context }},
+
+	// Real-model mode.
+	{Key: "mode", Label: "Stream", Kind: Enum, Choices: Modes, s: func(s *State, _ *sim.Config) *string { return &s.Mode }},
+	{Key: "text", Label: "Prompt", Kind: Text, s: func(s *State, _ *sim.Config) *string { return &s.Text }},
+	{Key: "mtokens", Label: "Max tokens", Kind: Int, Min: MinModelTokens, Max: MaxModelTokens, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.MaxTok }},
+	{Key: "repos", Label: "Re-position keys (StreamingLLM)", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Repos }},
 }
 
 // Fields returns the settings table in URL order. The slice is shared; do not modify it.
@@ -183,6 +190,14 @@ func set(s *State, key, value string) []Notice {
 	bad := func(why string) []Notice {
 		return []Notice{{Key: key, Value: short(value), Msg: why}}
 	}
+	if f.Kind == Text {
+		v, changed := SanitizePrompt(value)
+		*f.s(s, c) = v
+		if changed {
+			return bad("control characters removed or longer than " + itoa(MaxPromptBytes) + " bytes; using " + strconv.Quote(short(v)))
+		}
+		return nil
+	}
 	value = strings.TrimSpace(value)
 	switch f.Kind {
 	case Seed:
@@ -254,7 +269,7 @@ func Get(s *State, key string) string {
 			return "1"
 		}
 		return "0"
-	case Enum:
+	case Enum, Text:
 		return *f.s(s, c)
 	case Int:
 		return strconv.Itoa(*f.i(s, c))

@@ -17,7 +17,9 @@ import (
 //     at most HeadDim; group size at most HeadDim for the group granularity;
 //     sink, recent, heavy, chunk and residual at most Tokens;
 //   - B's stream settings equal A's;
-//   - Layer < Layers and At ≤ Tokens.
+//   - Layer < Layers (synthetic mode; the page clamps it to a real
+//     model's layers) and At ≤ the run's length (State.Total);
+//   - the prompt text sanitized (SanitizePrompt).
 //
 // A normalized state is a fixed point: Normalize returns no notices for it.
 func Normalize(s *State) []Notice {
@@ -58,6 +60,12 @@ func Normalize(s *State) []Notice {
 				v = math.Max(f.Min, math.Min(f.Max, v))
 				if v != *p {
 					note(key, *p, v, "out of range")
+					*p = v
+				}
+			case Text:
+				p := f.s(s, c)
+				if v, changed := SanitizePrompt(*p); changed {
+					note(key, *p, v, "not a usable prompt")
 					*p = v
 				}
 			case Enum:
@@ -115,13 +123,15 @@ func Normalize(s *State) []Notice {
 			}
 		}
 	}
-	if s.Layer >= s.A.Layers {
+	// The real model's layer count is known only once it is loaded; the
+	// page clamps Layer to it then.
+	if !s.ModelMode() && s.Layer >= s.A.Layers {
 		note("layer", s.Layer, s.A.Layers-1, "below the layer count")
 		s.Layer = s.A.Layers - 1
 	}
-	if s.At > s.A.Tokens {
-		note("at", s.At, s.A.Tokens, "at most tokens")
-		s.At = s.A.Tokens
+	if t := s.Total(); s.At > t {
+		note("at", s.At, t, "at most tokens")
+		s.At = t
 	}
 	return ns
 }
@@ -135,6 +145,8 @@ func defaultEnum(key string) string {
 		return d.Granularity
 	case "model":
 		return Models[0].Key
+	case "mode":
+		return ModeSynthetic
 	}
 	return ""
 }

@@ -73,3 +73,33 @@ func Spark(dst []float32, hist []sim.Metrics, k Metric, floor float64) ([]float3
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// SparkValues is Spark for a plain series (such as the real model's
+// next-token KL per step): the same bucketing, scaling and NaN handling,
+// no allocation.
+func SparkValues(dst []float32, vals []float64, floor float64) ([]float32, float64) {
+	n := min(len(dst), len(vals))
+	if n == 0 {
+		return dst[:0], math.Max(floor, 0)
+	}
+	hi := floor
+	for _, v := range vals {
+		if finite(v) && v > hi {
+			hi = v
+		}
+	}
+	if hi <= 0 {
+		hi = 1
+	}
+	for j := 0; j < n; j++ {
+		lo, up := j*len(vals)/n, (j+1)*len(vals)/n
+		m := 0.0
+		for _, v := range vals[lo:up] {
+			if finite(v) && v > m {
+				m = v
+			}
+		}
+		dst[j] = float32(m / hi)
+	}
+	return dst[:n], hi
+}

@@ -22,11 +22,32 @@ type State struct {
 
 	Model   string // model-scale preset: a key of Models
 	Context int    // model-scale context length, tokens
+
+	// Real-model mode (Mode == ModeModel): a pretrained model decodes Text
+	// through A's policy and storage; the synthetic stream settings of A,
+	// B and Compare are kept but not used.
+	Mode   string // ModeSynthetic or ModeModel
+	Text   string // the model's prompt, sanitized (SanitizePrompt)
+	MaxTok int    // positions the model decodes, prompt and BOS included
+	Repos  bool   // re-position keys within the cache (StreamingLLM)
 }
 
-// DefaultState is the page's opening state: sim.DefaultConfig for A, the
-// KIVI 2-bit preset for B, playing at 30 steps per second, scaled to
-// Llama-2-7B at 32K tokens.
+// ModelMode reports whether s shows the real model rather than the synthetic stream.
+func (s *State) ModelMode() bool { return s.Mode == ModeModel }
+
+// Total returns how many positions the run shown has at its end: A's
+// tokens for the synthetic stream, MaxTok for the real model.
+func (s *State) Total() int {
+	if s.ModelMode() {
+		return s.MaxTok
+	}
+	return s.A.Tokens
+}
+
+// DefaultState is the page's opening state: the synthetic stream with
+// sim.DefaultConfig for A, the StreamingLLM preset for B, playing at 30
+// steps per second, scaled to Llama-2-7B at 32K tokens; real-model mode
+// would decode DefaultPrompt for DefaultModelTokens positions.
 func DefaultState() State {
 	s := State{
 		A:       sim.DefaultConfig(),
@@ -35,6 +56,9 @@ func DefaultState() State {
 		Playing: true,
 		Model:   "llama2-7b",
 		Context: 32768,
+		Mode:    ModeSynthetic,
+		Text:    DefaultPrompt,
+		MaxTok:  DefaultModelTokens,
 	}
 	ApplyPreset(&s.B, "streaming")
 	Normalize(&s)

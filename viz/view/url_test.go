@@ -46,6 +46,16 @@ func TestDecodeTable(t *testing.T) {
 		{"bool words", "play=off&shared=yes", func(s *State) bool { return !s.Playing && s.A.Shared }, 0},
 		{"bad bool", "play=maybe", func(s *State) bool { return s.Playing }, 1},
 		{"model", "model=mistral-7b&ctx=131072", func(s *State) bool { return s.Model == "mistral-7b" && s.Context == 131072 }, 0},
+		{"model mode", "mode=model&text=Once+upon+a+time%2C+a+cat&mtokens=80&repos=1&layer=4&at=80", func(s *State) bool {
+			return s.ModelMode() && s.Text == "Once upon a time, a cat" && s.MaxTok == 80 && s.Repos && s.Layer == 4 && s.At == 80
+		}, 0},
+		{"model mode at clamps to max tokens", "mode=model&mtokens=64&at=100", func(s *State) bool { return s.At == 64 }, 1},
+		{"model tokens clamp", "mode=model&mtokens=9999", func(s *State) bool { return s.MaxTok == MaxModelTokens }, 1},
+		{"unknown mode", "mode=llm", func(s *State) bool { return s.Mode == ModeSynthetic }, 1},
+		{"prompt control chars", "mode=model&text=a%00b%1B%5B31m%E2%80%AEc", func(s *State) bool { return s.Text == "ab[31mc" }, 1},
+		{"prompt too long", "text=" + strings.Repeat("ab", 300), func(s *State) bool { return len(s.Text) == MaxPromptBytes }, 1},
+		{"empty prompt", "text=", func(s *State) bool { return s.Text == "" }, 0},
+		{"synthetic layer still clamps", "mode=synthetic&layer=4", func(s *State) bool { return s.Layer == 0 }, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,6 +80,10 @@ func TestEncodeRoundTrip(t *testing.T) {
 	s.A.Seed, s.A.DropShare, s.B.Policy, s.B.Bits = 1<<63+7, 0.35, "tova", 3
 	Normalize(&s)
 	states = append(states, s)
+	m := DefaultState()
+	m.Mode, m.Text, m.MaxTok, m.Repos, m.Layer, m.At = ModeModel, "Tom & Sue said \"hi\" = 100% + 1?", 100, true, 3, 90
+	Normalize(&m)
+	states = append(states, m)
 	for _, p := range sim.Presets {
 		s := DefaultState()
 		ApplyPreset(&s.A, p.Name)
@@ -170,15 +184,22 @@ func valid(s *State) string {
 			return "bits"
 		}
 	}
-	if s.Layer < 0 || s.Layer >= s.A.Layers || s.At < 0 || s.At > s.A.Tokens || s.Speed < 1 || s.Speed > 240 {
+	if s.Layer < 0 || s.Layer >= MaxLayers || (!s.ModelMode() && s.Layer >= s.A.Layers) || s.At < 0 || s.At > s.Total() || s.Speed < 1 || s.Speed > 240 {
 		return "view"
+	}
+	if s.Mode != ModeSynthetic && s.Mode != ModeModel || s.MaxTok < MinModelTokens || s.MaxTok > MaxModelTokens {
+		return "mode"
+	}
+	if t, changed := SanitizePrompt(s.Text); changed || t != s.Text {
+		return "text"
 	}
 	return ""
 }
 
 func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{"", "#heads=0", "tokens=16&prompt=4096&sink=-1", "cmp=1&b.policy=x&b.bits=7",
-		"preset=h2o20&tokens=4096", "%", "a=b=c&&&=", "layers=8&layer=7&at=4096", "dim=8&rank=128&gran=group&group=999"} {
+		"preset=h2o20&tokens=4096", "%", "a=b=c&&&=", "layers=8&layer=7&at=4096", "dim=8&rank=128&gran=group&group=999",
+		"mode=model&text=%E2%80%AE%00x&mtokens=3&at=600&layer=9", "mode=model&layer=7&at=512"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, in string) {

@@ -1,0 +1,218 @@
+//go:build !js
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// modelState is the real-model part of window.kvscope.state().
+type modelState struct {
+	Mode  string `json:"mode"`
+	Model struct {
+		Loaded bool   `json:"loaded"`
+		Name   string `json:"name"`
+		SHA256 string `json:"sha256"`
+		Known  bool   `json:"known"`
+		Error  string `json:"error"`
+		Status string `json:"status"`
+	} `json:"model"`
+	Text *struct {
+		Full       string  `json:"full"`
+		Compressed string  `json:"compressed"`
+		Diverge    int     `json:"diverge"`
+		NextKL     float64 `json:"nextKL"`
+		MeanKL     float64 `json:"meanKL"`
+		Agreement  float64 `json:"agreement"`
+	} `json:"text"`
+	Step      int     `json:"step"`
+	Tokens    int     `json:"tokens"`
+	Replay    bool    `json:"replaying"`
+	Broken    bool    `json:"broken"`
+	StepsPerS float64 `json:"stepsPerS"`
+	RunPrompt int     `json:"runPrompt"`
+	Notices   []string
+	Sides     []sideState `json:"sides"`
+}
+
+func (tb *tab) modelState() modelState {
+	tb.t.Helper()
+	var s modelState
+	raw := tb.eval(`window.kvscope.state()`)
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		tb.t.Fatalf("state %q: %v", raw, err)
+	}
+	return s
+}
+
+// needModel skips (fails under CI=true) when the test model is not
+// served from static/ (make model puts it there).
+func needModel(t *testing.T) {
+	t.Helper()
+	p, _ := filepath.Abs("../../static/stories260K.gguf")
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is missing (CI=true): run make model", p)
+		}
+		t.Skipf("%s is missing: run make model", p)
+	}
+}
+
+// waitModelRun waits until the model is loaded and the run has caught up.
+func (tb *tab) waitModelRun() modelState {
+	tb.t.Helper()
+	tb.waitJS(`(() => { const s = JSON.parse(window.kvscope.state());
+		return s.mode === "model" && s.model.loaded && s.text && !s.replaying; })()`, 40*time.Second)
+	return tb.modelState()
+}
+
+func domText(tb *tab, id string) string {
+	return tb.eval(fmt.Sprintf(`document.getElementById(%q).textContent`, id))
+}
+
+// TestModelModeTexts switches the page to the real model, then checks that
+// a cache that keeps everything exactly writes the uncompressed text and a
+// 4-token window rewrites it, with the divergence marked.
+func TestModelModeTexts(t *testing.T) {
+	needModel(t)
+	tb := open(t, "play=0&at=60&policy=full&bits=32&mtokens=60")
+	tb.setControl("mode", "model")
+	s := tb.waitModelRun()
+	if !s.Model.Known || !strings.HasPrefix(s.Model.SHA256, "c14806920629") || s.Model.Error != "" {
+		t.Errorf("model identity: %+v", s.Model)
+	}
+	if s.Step != 60 || s.Tokens != 60 || s.RunPrompt != 5 {
+		t.Errorf("step %d of %d, prompt %d; want 60 of 60, prompt 5 (BOS + 4 tokens)", s.Step, s.Tokens, s.RunPrompt)
+	}
+	full, comp := domText(tb, "text-full"), domText(tb, "text-comp")
+	if !strings.HasPrefix(full, "Once upon a time") || full != comp || full != s.Text.Full || comp != s.Text.Compressed {
+		t.Errorf("full budget: page shows\n full %q\n comp %q\nstate %+v", full, comp, s.Text)
+	}
+	if s.Text.Diverge != -1 || s.Text.Agreement != 1 || s.Text.MeanKL > 1e-4 {
+		t.Errorf("full budget measured as lossy: %+v", *s.Text)
+	}
+	if n := tb.eval(`String(document.querySelectorAll("#texts .diff").length)`); n != "0" {
+		t.Errorf("%s spans marked as different with identical texts", n)
+	}
+	if c := s.Sides[0].Config; c["Layers"] != 5.0 || c["KVHeads"] != 4.0 || c["HeadDim"] != 8.0 {
+		t.Errorf("the run's shape is not the model's: %v", c)
+	}
+	if !strings.Contains(tb.eval(`location.hash`), "mode=model") {
+		t.Errorf("the link lacks the mode: %s", tb.eval(`location.hash`))
+	}
+
+	tb.setControl("policy", "window")
+	tb.setControl("recent", "4")
+	s = tb.waitModelRun()
+	full, comp = domText(tb, "text-full"), domText(tb, "text-comp")
+	t.Logf("window 4:\n full %q\n comp %q\n diverge %d, mean KL %.3f, agreement %.2f; %.0f steps/s (three decoders each)",
+		full, comp, s.Text.Diverge, s.Text.MeanKL, s.Text.Agreement, s.StepsPerS)
+	if full == comp || s.Text.Diverge < s.RunPrompt || s.Text.MeanKL < 0.05 {
+		t.Errorf("a 4-token window left the text intact: %+v", *s.Text)
+	}
+	if full != s.Text.Full || comp != s.Text.Compressed {
+		t.Errorf("the page's texts differ from the run's")
+	}
+	marked := tb.eval(`Array.from(document.querySelectorAll("#text-comp .diff")).map(e => e.textContent).join("")`)
+	if marked == "" || !strings.HasSuffix(comp, marked) {
+		t.Errorf("marked tail %q is not the end of %q", marked, comp)
+	}
+	if first := tb.eval(`document.querySelector("#text-comp .diff").title`); first != fmt.Sprintf("position %d", s.Text.Diverge) {
+		t.Errorf("first marked token %q, diverge %d", first, s.Text.Diverge)
+	}
+	if r := s.Sides[0].Roles; r["evicted"] == 0 {
+		t.Errorf("no evicted cells on the map: %v", r)
+	}
+}
+
+// TestModelModeFromLink opens real-model mode from a link, hovers a token
+// of the map, and survives a hostile model file.
+func TestModelModeFromLink(t *testing.T) {
+	needModel(t)
+	tb := open(t, "mode=model&text=Tom+and+Sue&mtokens=40&at=40&play=0&policy=streaming&sink=1&recent=8&layer=4&repos=1")
+	s := tb.waitModelRun()
+	if s.Step != 40 || !strings.HasPrefix(s.Text.Full, "Tom and Sue") || s.Broken || len(s.Notices) != 0 {
+		t.Fatalf("from the link: step %d, text %q, notices %v", s.Step, s.Text.Full, s.Notices)
+	}
+	if got := tb.eval(`document.querySelector("[data-key=text]").value`); got != "Tom and Sue" {
+		t.Errorf("prompt box shows %q", got)
+	}
+	// Hover the map's newest columns: the tooltip names the token.
+	tb.waitJS(`JSON.parse(window.kvscope.state()).sides[0].cellCSS > 0`, 5*time.Second)
+	s = tb.modelState()
+	m := tb.rect("map-0")
+	x := m.Min.X + int(s.Sides[0].CellCSS*38.5)
+	y := m.Min.Y + 4
+	tb.do(fmt.Sprintf(`document.getElementById("map-0").dispatchEvent(new PointerEvent("pointermove", {clientX: %d, clientY: %d, bubbles: true}))`, x, y))
+	tb.waitJS(`!document.getElementById("tooltip").hidden`, 5*time.Second)
+	if tip := domText(tb, "tooltip"); !strings.Contains(tip, "token \"") || !strings.Contains(tip, "position 38") {
+		t.Errorf("tooltip %q", tip)
+	}
+	// Zoomed in, the tokens are printed under their columns.
+	if n := tb.eval(`String(document.querySelectorAll("#toks-0 span").length)`); n != "0" {
+		t.Errorf("%s token labels at %.1f px per token", n, s.Sides[0].CellCSS)
+	}
+	for i := 0; i < 3 && tb.eval(`String(document.querySelectorAll("#toks-0 span").length)`) == "0"; i++ {
+		tb.do(`document.querySelector("[data-zoom=in][data-side='0']").click()`)
+		tb.waitJS(fmt.Sprintf(`JSON.parse(window.kvscope.state()).sides[0].cellCSS > %f`, tb.modelState().Sides[0].CellCSS*1.2), 5*time.Second)
+	}
+	tb.waitJS(`document.querySelectorAll("#toks-0 span").length > 5`, 5*time.Second)
+	labels := tb.eval(`Array.from(document.querySelectorAll("#toks-0 span")).map(e => e.textContent).join("|")`)
+	for _, l := range strings.Split(labels, "|") {
+		if l != "" && !strings.Contains(s.Text.Compressed, l) && l != "<s>" {
+			t.Errorf("token label %q is not in the text %q", l, s.Text.Compressed)
+		}
+	}
+	// A file that is not a model: a clear message, the old model stays.
+	tb.do(`(() => { const dt = new DataTransfer();
+		dt.items.add(new File([new Uint8Array([71, 71, 85, 70, 3, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 127])], "hostile.gguf"));
+		document.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true})); })()`)
+	tb.waitJS(`JSON.parse(window.kvscope.state()).model.error !== ""`, 10*time.Second)
+	s = tb.modelState()
+	status := domText(tb, "model-status")
+	if !strings.Contains(status, "hostile.gguf") || !strings.Contains(status, "previous model stays") || !s.Model.Loaded || s.Broken {
+		t.Errorf("after a hostile file: status %q, model %+v", status, s.Model)
+	}
+	tb.key("ArrowLeft")
+	tb.waitJS(`JSON.parse(window.kvscope.state()).step === 39`, 10*time.Second)
+}
+
+// TestScreenshotModel writes a picture of real-model mode when
+// KVSCOPE_SCREENSHOT_MODEL names a PNG path.
+func TestScreenshotModel(t *testing.T) {
+	out := os.Getenv("KVSCOPE_SCREENSHOT_MODEL")
+	if out == "" {
+		t.Skip("set KVSCOPE_SCREENSHOT_MODEL to a PNG path to picture real-model mode")
+	}
+	needModel(t)
+	tb := open(t, "mode=model&mtokens=160&at=160&play=0&policy=window&sink=0&recent=8&bits=32&layer=2")
+	tb.waitModelRun()
+	tb.settle()
+	if err := os.WriteFile(out, tb.screenshotPNG(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestModelModeSpeed replays 512 positions of the real model with the
+// default policy and storage (H2O, INT8 per token) and logs the decoding
+// speed the page measured: engine steps per second of stepping time, each
+// step running three decoders (uncompressed, compressed, and the
+// uncompressed shadow of the compressed text). Headless software
+// rendering on a shared machine is not a visitor's browser; the figure is
+// for people.
+func TestModelModeSpeed(t *testing.T) {
+	needModel(t)
+	tb := open(t, "mode=model&mtokens=512&at=512&play=0")
+	s := tb.waitModelRun()
+	if s.Step < 100 || s.StepsPerS <= 0 {
+		t.Fatalf("step %d, %v steps/s", s.Step, s.StepsPerS)
+	}
+	t.Logf("%d positions: %.0f steps/s (%.0f decoder tokens/s) while replaying; mean KL %.4f, agreement %.2f",
+		s.Step, s.StepsPerS, 3*s.StepsPerS, s.Text.MeanKL, s.Text.Agreement)
+}

@@ -1,0 +1,259 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"time"
+
+	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/view"
+)
+
+// modelKey is what a real-model engine is built from; an engine is reused
+// while the key stays the same.
+type modelKey struct {
+	cfg    sim.Config
+	text   string
+	maxTok int
+	repos  bool
+	m      *model.Model
+}
+
+// decodeRate measures decoding speed: engine steps per second of time
+// spent stepping (in real-model mode one step runs three decoders).
+type decodeRate struct {
+	steps int
+	dur   time.Duration
+}
+
+func (d *decodeRate) add(n int, t time.Duration) {
+	d.steps += n
+	d.dur += t
+}
+
+// perSecond returns the steps per second measured so far (0 before any).
+func (d *decodeRate) perSecond() float64 {
+	if d.dur <= 0 {
+		return 0
+	}
+	return float64(d.steps) / d.dur.Seconds()
+}
+
+// applyModel is apply for real-model mode: it (re)builds the model run
+// when its settings changed and replays it to target. Without a model it
+// asks for one and waits. A configuration the model refuses is reported
+// and the last good state restored (depth guards the fallback).
+func (a *app) applyModel(next view.State, target, depth int) {
+	a.sides[1].eng, a.sides[1].snap = nil, nil
+	s := &a.sides[0]
+	if a.st.Mode != next.Mode {
+		a.decode = decodeRate{}
+	}
+	m := a.mdl.m
+	if m == nil {
+		s.eng, s.snap, s.mkey = nil, nil, modelKey{}
+		a.st, a.good = next, next
+		a.mdl.pendingAt = target
+		a.runTotal, a.runPrompt = next.MaxTok, 0
+		a.replay(target)
+		a.requestModel()
+		return
+	}
+	mc := m.Config
+	if next.Layer >= mc.Layers {
+		a.addNotices(view.Notice{Key: "layer", Value: fmt.Sprint(next.Layer), Msg: fmt.Sprintf("this model has %d layers; showing layer %d", mc.Layers, mc.Layers-1)})
+		next.Layer = mc.Layers - 1
+	}
+	maxTok := min(next.MaxTok, mc.ContextLength)
+	cfg, ns := view.ModelConfig(next.A, mc.HeadDim, maxTok)
+	key := modelKey{cfg: cfg, text: next.Text, maxTok: maxTok, repos: next.Repos, m: m}
+	if s.eng == nil || s.mkey != key || s.eng.Pos() > target {
+		run, err := sim.NewModelRun(m, cfg, next.Text, maxTok, next.Repos)
+		if err != nil {
+			a.addNotices(view.Notice{Msg: fmt.Sprintf("The model refused these settings (%v); keeping the previous ones.", err)})
+			switch {
+			case depth == 0 && a.good != next && a.good.ModelMode():
+				a.applyModel(a.good, target, depth+1)
+			case depth == 0 && a.good != next:
+				a.apply(a.good, target)
+			default: // the synthetic defaults always build
+				d := view.DefaultState()
+				d.Playing = false
+				a.apply(d, 0)
+			}
+			return
+		}
+		if s.mkey.cfg != cfg {
+			a.addNotices(ns...)
+		}
+		s.eng, s.snap, s.mkey = run, nil, key
+		a.runPrompt = len(m.Tokenizer.Encode(next.Text, true, false))
+	}
+	a.st, a.good = next, next
+	a.runTotal = maxTok
+	a.replay(target)
+}
+
+// engConfig returns the configuration side i's engine runs (for a real
+// model: its shape, policy and storage), or the state's when there is none.
+func (a *app) engConfig(i int) *sim.Config {
+	if e := a.sides[i].eng; e != nil {
+		c := e.Config()
+		return &c
+	}
+	c := *a.st.Side(i)
+	return &c
+}
+
+// layers and kvHeads are the shape of the run shown.
+func (a *app) layers() int {
+	if a.st.ModelMode() && a.mdl.m != nil {
+		return a.mdl.m.Config.Layers
+	}
+	return a.st.A.Layers
+}
+
+func (a *app) kvHeads() int {
+	if a.st.ModelMode() {
+		if a.mdl.m != nil {
+			return a.mdl.m.Config.KVHeads
+		}
+		return 4
+	}
+	return a.st.A.KVHeads
+}
+
+// reflectMode shows the controls and panels of the current mode.
+func (a *app) reflectMode() {
+	on := a.st.ModelMode()
+	if on == a.pg.modelShown && a.pg.modeInit {
+		return
+	}
+	a.pg.modeInit, a.pg.modelShown = true, on
+	document.Get("body").Get("classList").Call("toggle", "mode-model", on)
+	a.pg.textsKey = ""
+	a.layoutDirty = true
+}
+
+// textPanel is the DOM of the two texts and their measures.
+type textPanel struct {
+	diverge, nextKL, meanKL, agree *text
+	spans                          []view.TextSpan
+	lastFull, lastCp, lastErr      string
+}
+
+// writeTexts shows the real model's two texts: the compressed one token
+// by token, from the divergence on marked, and the uncompressed one with
+// its continuation after the divergence marked.
+func (a *app) writeTexts() {
+	if !a.st.ModelMode() || a.sides[0].snap == nil || a.sides[0].snap.Text == nil {
+		return
+	}
+	s := a.sides[0].snap
+	t := s.Text
+	tp := &a.pg.texts
+	if r, ok := a.sides[0].eng.(*sim.ModelRun); ok && r.Err() != nil && r.Err().Error() != tp.lastErr {
+		tp.lastErr = r.Err().Error()
+		a.addNotices(view.Notice{Msg: "The model stopped: " + tp.lastErr})
+	}
+	if t.Full != tp.lastFull || t.Compressed != tp.lastCp || a.pg.textsKey == "" {
+		tp.lastFull, tp.lastCp, a.pg.textsKey = t.Full, t.Compressed, "x"
+		tp.spans = view.CompressedSpans(tp.spans, s.Tokens, s.Prompt, t.Diverge)
+		var b strings.Builder
+		for _, sp := range tp.spans {
+			cls := "tok"
+			if sp.Count > 1 || sp.First < s.Prompt {
+				cls = "prompt"
+			}
+			if sp.Diff {
+				cls += " diff"
+			}
+			fmt.Fprintf(&b, `<span class="%s" title="position %d">%s</span>`, cls, sp.First, html.EscapeString(sp.Text))
+		}
+		comp := byID("text-comp")
+		comp.Set("innerHTML", b.String())
+		comp.Set("scrollTop", comp.Get("scrollHeight"))
+		agree, rest := view.SplitFull(t.Full, tp.spans)
+		b.Reset()
+		b.WriteString(html.EscapeString(agree))
+		if rest != "" {
+			b.WriteString(`<span class="diff">` + html.EscapeString(rest) + `</span>`)
+		}
+		full := byID("text-full")
+		full.Set("innerHTML", b.String())
+		full.Set("scrollTop", full.Get("scrollHeight"))
+	}
+	if t.Diverge < 0 {
+		tp.diverge.set("identical so far")
+	} else {
+		tp.diverge.set(fmt.Sprintf("differs from position %d (marked)", t.Diverge))
+	}
+	tp.nextKL.set(view.Sig(t.NextKL, 3) + " nats")
+	tp.meanKL.set(view.Sig(t.MeanKL, 3) + " nats")
+	tp.agree.set(view.Percent(t.Agreement))
+}
+
+// minLabelCSS is the narrowest column, CSS px, that gets its token's text
+// printed under the map.
+const minLabelCSS = 18
+
+// labelsKey is what the token labels under the map depend on.
+type labelsKey struct {
+	first, n, step, v int
+	cellW, left, x    float64
+}
+
+// tokenLabels prints each visible position's token under the map when the
+// columns are wide enough to read them.
+func (a *app) tokenLabels() {
+	sd := &a.sides[0]
+	g, s := &sd.grid, sd.snap
+	first, n, _ := g.Columns()
+	wide := s != nil && g.Bin == 1 && a.scale > 0 && g.CellW/a.scale >= minLabelCSS
+	key := labelsKey{}
+	if wide {
+		key = labelsKey{first: first, n: n, step: s.Step, cellW: g.CellW, left: g.Left, x: g.Area.X, v: a.version}
+	}
+	if key == a.pg.toksKey {
+		return
+	}
+	a.pg.toksKey = key
+	var b strings.Builder
+	if wide {
+		for p := first; p < first+n && p < s.Step && p < len(s.Tokens); p++ {
+			x, w := g.ColumnX(p)
+			if w <= 0 {
+				continue
+			}
+			t := view.TokenText(s.Tokens[p], false)
+			if t == "" {
+				t = s.Tokens[p]
+			}
+			fmt.Fprintf(&b, `<span style="left:%.1fpx;width:%.1fpx">%s</span>`, (x-g.Area.X)/a.scale, w/a.scale, html.EscapeString(t))
+		}
+	}
+	byID("toks-0").Set("innerHTML", b.String())
+}
+
+// publicText is the real model's texts and measures in window.kvscope.state().
+type publicText struct {
+	Full       string  `json:"full"`
+	Compressed string  `json:"compressed"`
+	Diverge    int     `json:"diverge"`
+	NextKL     float64 `json:"nextKL"`
+	MeanKL     float64 `json:"meanKL"`
+	Agreement  float64 `json:"agreement"`
+}
+
+func (a *app) publicText() *publicText {
+	if !a.st.ModelMode() || a.sides[0].snap == nil || a.sides[0].snap.Text == nil {
+		return nil
+	}
+	t := a.sides[0].snap.Text
+	f := func(v float64) float64 { return sanitize(sim.Metrics{KL: v}).KL }
+	return &publicText{Full: t.Full, Compressed: t.Compressed, Diverge: t.Diverge, NextKL: f(t.NextKL), MeanKL: f(t.MeanKL), Agreement: f(t.Agreement)}
+}

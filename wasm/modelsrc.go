@@ -1,0 +1,258 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"syscall/js"
+
+	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/viz/view"
+)
+
+// maxModelBytes bounds a model file the page accepts: it is copied into
+// the Go heap and decoded three times per token.
+const maxModelBytes = 256 << 20
+
+// modelSource is where real-model mode's model comes from and what is
+// known about it.
+type modelSource struct {
+	m         *model.Model // nil until a file loaded
+	requested bool         // the served copy was asked for
+	loading   bool
+	pendingAt int // step to replay to once the model is loaded
+
+	name   string
+	size   int
+	sha256 string
+	known  bool   // the stories260K file kvscope was made with
+	err    string // why the last file did not load
+	status string // what the page says about the model
+	v      int    // bumps when status changes
+}
+
+// requestModel fetches the model served beside the page
+// (static/stories260K.gguf), once. Without it the page shows the file
+// picker and where to get the model.
+func (a *app) requestModel() {
+	if a.mdl.requested || a.mdl.m != nil {
+		return
+	}
+	a.mdl.requested, a.mdl.loading = true, true
+	a.setModelStatus("Loading " + view.KnownModelFile + "…")
+	missing := func(why string) {
+		a.post(func() {
+			a.mdl.loading = false
+			a.setModelStatus("No model is served with this page (" + why + "). Choose or drop a llama .gguf file below.")
+		})
+	}
+	promise(window.Call("fetch", view.KnownModelFile), func(resp js.Value) {
+		if !resp.Get("ok").Bool() {
+			missing(fmt.Sprintf("%s: HTTP %d", view.KnownModelFile, resp.Get("status").Int()))
+			return
+		}
+		a.readBuffer(resp.Call("arrayBuffer"), view.KnownModelFile, missing)
+	}, missing)
+}
+
+// readBuffer copies the ArrayBuffer a promise yields into Go and loads it
+// as a model in the game loop.
+func (a *app) readBuffer(p js.Value, name string, fail func(string)) {
+	promise(p, func(buf js.Value) {
+		n := buf.Get("byteLength").Int()
+		if n > maxModelBytes {
+			fail(fmt.Sprintf("%s is %s; the page accepts at most %s", name, view.Bytes(float64(n)), view.Bytes(maxModelBytes)))
+			return
+		}
+		b := make([]byte, n)
+		js.CopyBytesToGo(b, js.Global().Get("Uint8Array").New(buf))
+		a.post(func() { a.loadModel(b, name) })
+	}, fail)
+}
+
+// loadFile loads a File the visitor picked or dropped.
+func (a *app) loadFile(f js.Value) {
+	name := f.Get("name").String()
+	size := f.Get("size").Int()
+	fail := func(why string) {
+		a.post(func() {
+			a.mdl.loading = false
+			a.mdl.err = why
+			a.setModelStatus("Could not read " + name + ": " + why)
+		})
+	}
+	if size > maxModelBytes {
+		fail(fmt.Sprintf("it is %s; the page accepts at most %s", view.Bytes(float64(size)), view.Bytes(maxModelBytes)))
+		return
+	}
+	a.post(func() { a.mdl.loading = true; a.setModelStatus("Reading " + name + "…") })
+	a.readBuffer(f.Call("arrayBuffer"), name, fail)
+}
+
+// loadModel checks and loads a model file and switches to real-model
+// mode with it. A file that does not load is reported and the page keeps
+// the model it had.
+func (a *app) loadModel(b []byte, name string) {
+	a.mdl.loading = false
+	sum := sha256.Sum256(b)
+	hexSum := hex.EncodeToString(sum[:])
+	m, err := loadModelSafe(b)
+	if err != nil {
+		a.mdl.err = err.Error()
+		msg := fmt.Sprintf("%s (%s, sha256 %s…) is not a model kvscope can run: %v", name, view.Bytes(float64(len(b))), hexSum[:12], err)
+		if a.mdl.m != nil {
+			msg += ". The previous model stays loaded."
+		}
+		a.setModelStatus(msg)
+		a.addNotices(view.Notice{Msg: "Model file refused: " + err.Error()})
+		return
+	}
+	a.mdl.m, a.mdl.err = m, ""
+	a.mdl.name, a.mdl.size, a.mdl.sha256 = name, len(b), hexSum
+	a.mdl.known = view.IsKnownModel(hexSum)
+	mc := m.Config
+	shape := fmt.Sprintf("%d layers, %d query heads sharing %d KV heads, head dim %d, context %d", mc.Layers, mc.Heads, mc.KVHeads, mc.HeadDim, mc.ContextLength)
+	if a.mdl.known {
+		a.setModelStatus(fmt.Sprintf("%s · %s · sha256 %s…%s ✓ the known stories260K file (Karpathy's tinyllamas, MIT): %s.",
+			name, view.Bytes(float64(len(b))), hexSum[:8], hexSum[len(hexSum)-4:], shape))
+	} else {
+		a.setModelStatus(fmt.Sprintf("%s · %s · sha256 %s…%s: not the stories260K file kvscope was made with. It loaded as a llama model (%s) and runs, but the page's texts were written about stories260K.",
+			name, view.Bytes(float64(len(b))), hexSum[:8], hexSum[len(hexSum)-4:], shape))
+	}
+	next := a.st
+	next.Mode = view.ModeModel
+	target := a.mdl.pendingAt
+	if a.st.ModelMode() && a.sides[0].eng != nil {
+		target = a.cur()
+	}
+	for i := range a.sides {
+		a.sides[i].vp = view.Viewport{}
+	}
+	a.apply(next, target)
+	a.reflect()
+}
+
+// loadModelSafe is model.Load that turns a panic on a hostile file into an error.
+func loadModelSafe(b []byte) (m *model.Model, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("kvscope: the model loader failed on this file (%v)", r)
+		}
+	}()
+	return model.Load(bytes.NewReader(b), int64(len(b)))
+}
+
+func (a *app) setModelStatus(s string) {
+	if s != a.mdl.status {
+		a.mdl.status = s
+		a.mdl.v++
+	}
+}
+
+// bindModelInputs wires the file picker and drag-and-drop: a dropped or
+// chosen file loads as the model and switches to real-model mode.
+func (a *app) bindModelInputs() {
+	input := byID("model-file")
+	a.on(input, "change", func(js.Value, []js.Value) {
+		files := input.Get("files")
+		if files.Truthy() && files.Length() > 0 {
+			a.loadFile(files.Index(0))
+		}
+		input.Set("value", "")
+	})
+	zone := byID("model-drop")
+	hasFiles := func(ev js.Value) bool {
+		dt := ev.Get("dataTransfer")
+		if !dt.Truthy() {
+			return false
+		}
+		types := dt.Get("types")
+		for i := 0; i < types.Length(); i++ {
+			if types.Index(i).String() == "Files" {
+				return true
+			}
+		}
+		return false
+	}
+	// Anywhere on the page: a dropped file must not replace the page.
+	a.on(document, "dragover", func(_ js.Value, args []js.Value) {
+		if ev := args[0]; hasFiles(ev) {
+			ev.Call("preventDefault")
+			zone.Get("classList").Call("add", "over")
+		}
+	})
+	a.on(document, "dragleave", func(_ js.Value, args []js.Value) {
+		if !args[0].Get("relatedTarget").Truthy() {
+			zone.Get("classList").Call("remove", "over")
+		}
+	})
+	a.on(document, "drop", func(_ js.Value, args []js.Value) {
+		ev := args[0]
+		zone.Get("classList").Call("remove", "over")
+		if !hasFiles(ev) {
+			return
+		}
+		ev.Call("preventDefault")
+		files := ev.Get("dataTransfer").Get("files")
+		if files.Length() > 0 {
+			a.loadFile(files.Index(0))
+		}
+	})
+}
+
+// writeModelStatus shows what is known about the model.
+func (a *app) writeModelStatus() {
+	if a.pg.modelV == a.mdl.v {
+		return
+	}
+	a.pg.modelV = a.mdl.v
+	el := byID("model-status")
+	el.Set("textContent", a.mdl.status)
+	el.Get("classList").Call("toggle", "error", a.mdl.err != "")
+	el.Get("classList").Call("toggle", "unknown", a.mdl.m != nil && !a.mdl.known)
+	byID("model-get").Set("hidden", a.mdl.m != nil && a.mdl.known)
+}
+
+// publicModel describes the model in window.kvscope.state().
+type publicModel struct {
+	Loaded bool   `json:"loaded"`
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+	Known  bool   `json:"known"`
+	Error  string `json:"error"`
+	Status string `json:"status"`
+}
+
+func (a *app) publicModel() publicModel {
+	return publicModel{Loaded: a.mdl.m != nil, Name: a.mdl.name, SHA256: a.mdl.sha256, Known: a.mdl.known, Error: a.mdl.err, Status: a.mdl.status}
+}
+
+// promise calls ok with a JavaScript promise's value, or fail with its
+// error's text. The callbacks run on the JavaScript event loop and must
+// not block.
+func promise(p js.Value, ok func(js.Value), fail func(string)) {
+	var onOK, onErr js.Func
+	release := func() { onOK.Release(); onErr.Release() }
+	onOK = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		release()
+		v := js.Undefined()
+		if len(args) > 0 {
+			v = args[0]
+		}
+		ok(v)
+		return nil
+	})
+	onErr = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		release()
+		why := "unknown error"
+		if len(args) > 0 {
+			why = args[0].Call("toString").String()
+		}
+		fail(why)
+		return nil
+	})
+	p.Call("then", onOK, onErr)
+}
