@@ -276,3 +276,29 @@ func (r *ModelRun) Snapshot(layer int) *Snapshot {
 	s.Text = t
 	return s
 }
+
+// Perplexity returns the teacher-forced perplexity of text (BOS is
+// prepended) under an uncompressed cache and under cfg's compressed cache.
+func Perplexity(m *model.Model, cfg Config, text string, reposition bool) (full, compressed float64, err error) {
+	toks := m.Tokenizer.Encode(text, true, false)
+	if len(toks) < 2 || len(toks) > m.Config.ContextLength {
+		return 0, 0, fmt.Errorf("sim: perplexity needs 1 to %d tokens of text, got %d", m.Config.ContextLength-1, len(toks)-1)
+	}
+	fc, err := model.NewFullCache(m.Config, len(toks))
+	if err != nil {
+		return 0, 0, err
+	}
+	if full, err = m.Perplexity(fc, toks); err != nil {
+		return 0, 0, err
+	}
+	cal, err := CalibrateModel(m, cfg, reposition)
+	if err != nil {
+		return 0, 0, err
+	}
+	mc, err := NewModelCache(m.Config, cfg, len(toks), 1, reposition, cal)
+	if err != nil {
+		return 0, 0, err
+	}
+	compressed, err = m.Perplexity(mc, toks)
+	return full, compressed, err
+}

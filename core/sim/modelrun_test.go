@@ -116,3 +116,25 @@ func TestModelPolicies(t *testing.T) {
 		t.Errorf("rank 4 of 8 (KL %.4f) measured as harmless as INT8 (KL %.4f)", kl["rank4"], kl["int8-channel"])
 	}
 }
+
+func TestModelPerplexity(t *testing.T) {
+	m := loadModel(t)
+	cfg := DefaultConfig()
+	cfg.Policy, cfg.Bits = "full", 32
+	full, same, err := Perplexity(m, cfg, referenceText, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Policy, cfg.Sink, cfg.Recent, cfg.Heavy = "window", 0, 4, 0
+	_, window, err := Perplexity(m, cfg, referenceText, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("perplexity of the reference story: uncompressed %.3f, full compressed cache %.3f, 4-token window %.3f", full, same, window)
+	if d := same - full; d > 1e-3 || d < -1e-3 || window < 1.2*full {
+		t.Fatalf("perplexities %.4f / %.4f / %.4f", full, same, window)
+	}
+	if _, _, err := Perplexity(m, cfg, "", false); err == nil {
+		t.Fatal("empty text accepted")
+	}
+}

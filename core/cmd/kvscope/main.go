@@ -11,6 +11,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -19,6 +20,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/core/trace"
 )
@@ -36,6 +38,9 @@ func main() {
 type options struct {
 	preset string
 	trace  string
+	model  string
+	prompt string
+	repos  bool
 	json   bool
 	every  int
 	layer  int
@@ -51,6 +56,9 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	}
 	fs.StringVar(&o.preset, "preset", "", "apply a named configuration first, then the other flags: "+strings.Join(names, ", "))
 	fs.StringVar(&o.trace, "trace", "", "replay a recorded `file.npz` (arrays q, k, v shaped [T,H,D] or [L,T,H,D]) instead of the synthetic stream")
+	fs.StringVar(&o.model, "model", "", "decode with a llama `file.gguf` (e.g. stories260K) through the compressed cache instead of the synthetic stream; -tokens caps the run")
+	fs.StringVar(&o.prompt, "text", "Once upon a time", "with -model, the text to continue")
+	fs.BoolVar(&o.repos, "repos", false, "with -model, re-position keys within the cache as StreamingLLM does")
 	fs.BoolVar(&o.json, "json", false, "print one JSON line per step instead of the summary table")
 	fs.IntVar(&o.every, "every", 1, "with -json, print every `n`th step (and the last)")
 	fs.IntVar(&o.layer, "layer", 0, "with -json, the layer whose kept positions and roles are printed")
@@ -118,6 +126,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.every < 1 {
 		return fmt.Errorf("-every must be at least 1, got %d", o.every)
+	}
+	if o.model != "" {
+		w := bufio.NewWriter(stdout)
+		defer w.Flush()
+		return runModel(w, cfg, o)
 	}
 	var e *sim.Engine
 	var err error
@@ -246,4 +259,46 @@ func summary(w io.Writer, e *sim.Engine) {
 	n := float64(len(hist))
 	fmt.Fprintf(w, "Fidelity (mean of %d reference steps): attention mass kept %.3f, output error %.3f, KL %.3f nats, key error %.4f, value error %.4f, q·k bias %+.4f\n",
 		len(hist), m.Mass/n, m.OutErr/n, m.KL/n, m.KErr/n, m.VErr/n, m.Bias/n)
+}
+
+// runModel decodes o.prompt with the model in o.model twice, uncompressed
+// and through cfg's compressed cache, and prints both texts, how far they
+// agree, the memory, and the perplexity of the uncompressed text under both.
+func runModel(w io.Writer, cfg sim.Config, o options) error {
+	b, err := os.ReadFile(o.model)
+	if err != nil {
+		return err
+	}
+	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return err
+	}
+	r, err := sim.NewModelRun(m, cfg, o.prompt, min(cfg.Tokens, m.Config.ContextLength), o.repos)
+	if err != nil {
+		return err
+	}
+	for r.Step() {
+	}
+	if r.Err() != nil {
+		return r.Err()
+	}
+	s := r.Snapshot(0)
+	t := s.Text
+	c := r.Config()
+	fmt.Fprintf(w, "kvscope: %s, sink %d + recent %d + heavy %d, %d-bit %s storage; model %d layers × %d kv heads × %d dims, %d tokens\n",
+		c.Policy, c.Sink, c.Recent, c.Heavy, c.Bits, c.Granularity, c.Layers, c.KVHeads, c.HeadDim, s.Step)
+	fmt.Fprintf(w, "Uncompressed: %q\nCompressed:   %q\n", t.Full, t.Compressed)
+	if t.Diverge >= 0 {
+		fmt.Fprintf(w, "The texts part at position %d.\n", t.Diverge)
+	} else {
+		fmt.Fprintln(w, "The texts agree.")
+	}
+	fmt.Fprintf(w, "Next-token KL(full ‖ compressed): mean %.4f nats; top-1 agreement %.1f%%\n", t.MeanKL, 100*t.Agreement)
+	fmt.Fprintf(w, "Memory: %d bytes stored of %d FP16 (%.1fx)\n", s.Mem.Total(), s.FullBytes, float64(s.FullBytes)/float64(max(1, s.Mem.Total())))
+	full, comp, err := sim.Perplexity(m, cfg, t.Full, o.repos)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Perplexity of the uncompressed text: %.3f uncompressed, %.3f compressed\n", full, comp)
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/sim"
 )
 
@@ -95,5 +96,26 @@ func TestJSONLines(t *testing.T) {
 	}
 	if got := steps; len(got) != 6 || got[0] != 0 || got[4] != 100 || got[5] != 119 {
 		t.Errorf("printed steps %v, want 0 25 50 75 100 119", got)
+	}
+}
+
+func TestModelMode(t *testing.T) {
+	testmodel.Bytes(t) // skips (or fails under CI) without the model
+	path, err := testmodel.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	args := []string{"-model", path, "-policy", "window", "-recent", "4", "-sink", "0", "-heavy", "0", "-bits", "32", "-tokens", "80"}
+	if err := run(args, &out, &out); err != nil {
+		t.Fatal(err, out.String())
+	}
+	for _, want := range []string{"Uncompressed: \"Once upon a time, there was a little girl named Lily.", "The texts part at position", "Perplexity of the uncompressed text"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if err := run([]string{"-model", "/nonexistent.gguf"}, &out, &out); err == nil {
+		t.Error("a missing model file was accepted")
 	}
 }
