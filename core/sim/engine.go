@@ -25,7 +25,7 @@ type Engine struct {
 	err     error
 
 	// Reference (nil when RefStride is 0).
-	histK, histV []float32 // [layer][t][kv head][dim]
+	histK, histV []float32 // [layer][kv head][t][dim]: each head's history is contiguous
 	refW         []float32 // [layer][query head][t]: reference attention of the last reference step
 	refOut       []float32 // Heads × Dim
 	refAt        int       // position of the last reference step; -1 if none
@@ -132,8 +132,11 @@ func (e *Engine) Step() bool {
 			return false
 		}
 		if e.histK != nil {
-			copy(e.histK[(l*cfg.Tokens+t)*kvs:], k)
-			copy(e.histV[(l*cfg.Tokens+t)*kvs:], v)
+			for g := range cfg.KVHeads {
+				i := ((l*cfg.KVHeads+g)*cfg.Tokens + t) * d
+				copy(e.histK[i:i+d], k[g*d:(g+1)*d])
+				copy(e.histV[i:i+d], v[g*d:(g+1)*d])
+			}
 		}
 		if ref {
 			if e.timing {
@@ -175,41 +178,128 @@ func (e *Engine) RunTo(n int) bool {
 }
 
 // reference computes layer l's attention over the uncompressed history
-// for the current query into refW and refOut.
+// for the current query into refW and refOut. Per query head it makes
+// three passes over the head's contiguous history: the logits (and their
+// maximum), the exponentials with the unnormalized output, and the
+// normalization.
 func (e *Engine) reference(l, t int, q []float32) {
 	cfg := &e.cfg
-	d, kvs := cfg.HeadDim, cfg.KVHeads*cfg.HeadDim
+	d, n := cfg.HeadDim, t+1
 	group := cfg.Heads / cfg.KVHeads
-	scale := 1 / math.Sqrt(float64(d))
-	hk := e.histK[l*cfg.Tokens*kvs : (l*cfg.Tokens+t+1)*kvs]
-	hv := e.histV[l*cfg.Tokens*kvs : (l*cfg.Tokens+t+1)*kvs]
+	scale := float32(1 / math.Sqrt(float64(d)))
 	for qh := range cfg.Heads {
-		g := qh / group
-		w := e.refW[(l*cfg.Heads+qh)*cfg.Tokens : (l*cfg.Heads+qh)*cfg.Tokens+t+1]
-		qv := q[qh*d : (qh+1)*d]
-		mx := float32(math.Inf(-1))
-		for p := range w {
-			w[p] = dot(qv, hk[p*kvs+g*d:p*kvs+(g+1)*d])
-			mx = max(mx, w[p])
-		}
-		var z float64
-		for p, x := range w {
-			ex := float32(math.Exp((float64(x) - float64(mx)) * scale))
-			w[p] = ex
-			z += float64(ex)
-		}
+		base := (l*cfg.KVHeads + qh/group) * cfg.Tokens * d
+		hk, hv := e.histK[base:base+n*d], e.histV[base:base+n*d]
+		w := e.refW[(l*cfg.Heads+qh)*cfg.Tokens : (l*cfg.Heads+qh)*cfg.Tokens+n]
 		o := e.refOut[qh*d : (qh+1)*d]
-		clear(o)
+		mx := refLogits(w, q[qh*d:(qh+1)*d], hk)
+		z := refExpSum(w, mx, scale, hv, o)
 		inv := float32(1 / z)
 		for p := range w {
 			w[p] *= inv
-			wp := w[p]
-			row := hv[p*kvs+g*d : p*kvs+(g+1)*d]
-			for j := range o {
-				o[j] += wp * row[j]
-			}
+		}
+		for j := range o {
+			o[j] *= inv
 		}
 	}
+}
+
+// refLogits sets w[p] = q·rows[p] for the len(w) rows of len(q) values
+// in rows and returns the largest. Four rows per pass share the loads of
+// q; each dot adds its terms in order, as dot does.
+func refLogits(w, q, rows []float32) float32 {
+	d := len(q)
+	rows = rows[:len(w)*d]
+	mx := float32(math.Inf(-1))
+	p := 0
+	for ; p+4 <= len(w); p += 4 {
+		r := rows[p*d : (p+4)*d]
+		r0, r1, r2, r3 := r[:d], r[d:][:d], r[2*d:][:d], r[3*d:][:d]
+		var s0, s1, s2, s3 float32
+		for j, x := range q {
+			s0 += x * r0[j]
+			s1 += x * r1[j]
+			s2 += x * r2[j]
+			s3 += x * r3[j]
+		}
+		w4 := w[p : p+4 : p+4]
+		w4[0], w4[1], w4[2], w4[3] = s0, s1, s2, s3
+		mx = max4(mx, s0, s1, s2, s3)
+	}
+	for ; p < len(w); p++ {
+		s := dot(q, rows[p*d:(p+1)*d])
+		w[p] = s
+		if s > mx {
+			mx = s
+		}
+	}
+	return mx
+}
+
+// max4 returns the largest of its arguments (none is NaN: the engine's
+// vectors are finite). Comparisons, not the builtin max, whose NaN
+// handling is a call under WebAssembly.
+func max4(m, a, b, c, d float32) float32 {
+	if a > m {
+		m = a
+	}
+	if b > m {
+		m = b
+	}
+	if c > m {
+		m = c
+	}
+	if d > m {
+		m = d
+	}
+	return m
+}
+
+// refExpSum replaces w[p] by e^((w[p]−mx)·scale), sets o (len(o) values)
+// to Σ_p w[p]·rows[p] over those unnormalized weights and returns Σ_p w[p]
+// (summed in float64). Four rows per pass share each o[j] update.
+func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
+	d := len(o)
+	rows = rows[:len(w)*d]
+	clear(o)
+	var z float64
+	p := 0
+	for ; p+4 <= len(w); p += 4 {
+		w4 := w[p : p+4 : p+4]
+		e0, e1 := expNeg((w4[0]-mx)*scale), expNeg((w4[1]-mx)*scale)
+		e2, e3 := expNeg((w4[2]-mx)*scale), expNeg((w4[3]-mx)*scale)
+		w4[0], w4[1], w4[2], w4[3] = e0, e1, e2, e3
+		z += float64(e0) + float64(e1) + float64(e2) + float64(e3)
+		r := rows[p*d : (p+4)*d]
+		r0, r1, r2, r3 := r[:d], r[d:][:d], r[2*d:][:d], r[3*d:][:d]
+		for j := range o {
+			o[j] += (e0*r0[j] + e1*r1[j]) + (e2*r2[j] + e3*r3[j])
+		}
+	}
+	for ; p < len(w); p++ {
+		ex := expNeg((w[p] - mx) * scale)
+		w[p] = ex
+		z += float64(ex)
+		row := rows[p*d : (p+1)*d]
+		for j := range o {
+			o[j] += ex * row[j]
+		}
+	}
+	return z
+}
+
+// expNeg returns e^x for x ≤ 0 in float32 (relative error below 3e-7) and
+// 0 below −87.3, where e^x is subnormal. It is several times faster than
+// math.Exp, which under WebAssembly is not an instruction: x = n·ln2 + r
+// with |r| ≤ ln2/2, e^x = 2^n·e^r, e^r by a degree-6 Taylor polynomial.
+func expNeg(x float32) float32 {
+	if x < -87.3 {
+		return 0
+	}
+	n := float32(math.Floor(float64(x*1.44269504088896341 + 0.5)))
+	r := x - n*0.693359375 + n*2.12194440e-4 // ln2 split in two for accuracy
+	p := ((((((1.0/720)*r+1.0/120)*r+1.0/24)*r+1.0/6)*r+0.5)*r+1)*r + 1
+	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }
 
 func (m Metrics) add(o Metrics) Metrics {

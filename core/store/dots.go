@@ -28,6 +28,10 @@ func (s *Store) Dots(q []float32, slots []int, dst []float32) {
 		panic(fmt.Sprintf("store: Dots with %d query values (want %d) and %d slots for %d results",
 			len(q), s.dim, len(slots), len(dst)))
 	}
+	if s.tok8 {
+		s.dotsTok8(q, slots, dst)
+		return
+	}
 	qs := q
 	if s.basis != nil {
 		qs = s.qs

@@ -20,6 +20,10 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 			len(dst), s.dim, len(w), len(slots)))
 	}
 	clear(dst)
+	if s.tok8 {
+		s.weightedTok8(w, slots, dst)
+		return
+	}
 	acc := dst
 	if s.basis != nil {
 		acc = s.coef
