@@ -161,7 +161,7 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 		ks, vs := layer.Stores(g)
 		ks = unwrap(ks)
 		ps := layer.Positions(g)
-		var kerr, knorm, verr, vnorm, bias float64
+		var kerr, knorm, verr, vnorm, bias, kmax, vmax float64
 		for i := range ps {
 			kslot, vslot := layer.Slots(g, i)
 			orig := c.orig(c.origK, l, g, kslot)
@@ -170,11 +170,13 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 				qv := q[qh*d : (qh+1)*d]
 				bias += float64(dot(qv, c.kbuf)-dot(qv, orig)) * scale
 			}
-			kerr, knorm = kerr+sqdiff(orig, c.kbuf), knorm+sqnorm(orig)
+			kerr, knorm, kmax = kerr+sqdiff(orig, c.kbuf), knorm+sqnorm(orig), max(kmax, maxdiff(orig, c.kbuf))
 			orig = c.orig(c.origV, l, g, vslot)
 			vs.Read(vslot, c.kbuf)
-			verr, vnorm = verr+sqdiff(orig, c.kbuf), vnorm+sqnorm(orig)
+			verr, vnorm, vmax = verr+sqdiff(orig, c.kbuf), vnorm+sqnorm(orig), max(vmax, maxdiff(orig, c.kbuf))
 		}
+		m.KMax += kmax
+		m.VMax += vmax
 		m.KErr += ratio(kerr, knorm)
 		m.VErr += ratio(verr, vnorm)
 		if len(ps) > 0 {
@@ -261,4 +263,14 @@ func unwrap(s kv.Store) kv.Store {
 		return w.Unwrap()
 	}
 	return s
+}
+
+// maxdiff returns max |a[i] − b[i]|.
+func maxdiff(a, b []float32) float64 {
+	var m float64
+	b = b[:len(a)]
+	for i, x := range a {
+		m = max(m, math.Abs(float64(x-b[i])))
+	}
+	return m
 }

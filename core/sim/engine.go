@@ -303,11 +303,11 @@ func expNeg(x float32) float32 {
 }
 
 func (m Metrics) add(o Metrics) Metrics {
-	return Metrics{m.KErr + o.KErr, m.VErr + o.VErr, m.OutErr + o.OutErr, m.Mass + o.Mass, m.KL + o.KL, m.Bias + o.Bias}
+	return Metrics{m.KErr + o.KErr, m.VErr + o.VErr, m.OutErr + o.OutErr, m.Mass + o.Mass, m.KL + o.KL, m.Bias + o.Bias, m.KMax + o.KMax, m.VMax + o.VMax}
 }
 
 func (m Metrics) scale(f float64) Metrics {
-	return Metrics{m.KErr * f, m.VErr * f, m.OutErr * f, m.Mass * f, m.KL * f, m.Bias * f}
+	return Metrics{m.KErr * f, m.VErr * f, m.OutErr * f, m.Mass * f, m.KL * f, m.Bias * f, m.KMax * f, m.VMax * f}
 }
 
 func ratio(errSq, normSq float64) float64 {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"reflect"
 	"testing"
 )
@@ -84,5 +85,37 @@ func TestCosts(t *testing.T) {
 		c.Generate, c.Store, c.Attend, c.Evict, c.Reference, 100*c.Overhead())
 	if c.Steps != 200 || c.Store <= 0 || c.Attend <= 0 || c.Evict <= 0 || c.Reference <= 0 || c.Generate <= 0 {
 		t.Fatalf("costs %+v", c)
+	}
+}
+
+// Each bit of storage is worth about 6 dB of signal-to-noise, and the
+// largest error shrinks with it; exact storage has none.
+func TestStorageErrorPerBit(t *testing.T) {
+	snr := map[int]float64{}
+	maxErr := map[int]float64{}
+	for _, bits := range []int{32, 8, 4, 2} {
+		cfg := DefaultConfig()
+		cfg.Policy, cfg.Bits, cfg.Granularity, cfg.Tokens, cfg.RefStride = "full", bits, "group", 200, 199
+		e, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.RunTo(cfg.Tokens)
+		m, _ := e.Metrics()
+		snr[bits], maxErr[bits] = m.VSNR(), m.VMax
+		t.Logf("%2d-bit values (groups of %d): SNR %.1f dB, max |v − v̂| %.4f", bits, cfg.GroupSize, m.VSNR(), m.VMax)
+	}
+	if maxErr[32] != 0 || !math.IsInf(snr[32], 1) {
+		t.Errorf("float32 storage measured as lossy: %v dB, max %v", snr[32], maxErr[32])
+	}
+	for _, p := range [][2]int{{8, 4}, {4, 2}} {
+		hi, lo := p[0], p[1]
+		gain := snr[hi] - snr[lo]
+		if perBit := gain / float64(hi-lo); perBit < 4.5 || perBit > 7.5 {
+			t.Errorf("%d→%d bits gains %.1f dB (%.1f per bit), want about 6 per bit", lo, hi, gain, perBit)
+		}
+		if maxErr[hi] >= maxErr[lo] {
+			t.Errorf("max error at %d bits (%v) not below %d bits (%v)", hi, maxErr[hi], lo, maxErr[lo])
+		}
 	}
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "math"
+
 // Role is what a token position is to one head's cache at a given step.
 type Role uint8
 
@@ -76,7 +78,23 @@ type Metrics struct {
 	OutErr float64 // ‖o − ô‖/‖o‖ of the attention output against the uncompressed cache
 	Mass   float64 // attention mass (under full attention) on tokens still cached
 	KL     float64 // KL(compressed ‖ full) attention over the cached tokens, in nats (finite although evicted tokens get no compressed attention)
-	Bias   float64 // mean signed error of q·k over cached tokens caused by storage
+	Bias   float64 // mean signed error of q·k/√d over cached tokens caused by storage, in logits
+	KMax   float64 // largest |k − k̂| over a head's cached keys, averaged over heads
+	VMax   float64 // largest |v − v̂| over a head's cached values, averaged over heads
+}
+
+// KSNR is the keys' signal-to-noise ratio in dB, −20·log10(KErr); +Inf
+// when keys are stored exactly.
+func (m Metrics) KSNR() float64 { return snr(m.KErr) }
+
+// VSNR is the values' signal-to-noise ratio in dB, −20·log10(VErr).
+func (m Metrics) VSNR() float64 { return snr(m.VErr) }
+
+func snr(rel float64) float64 {
+	if rel <= 0 {
+		return math.Inf(1)
+	}
+	return -20 * math.Log10(rel)
 }
 
 // Snapshot is everything a viewer needs to draw one step of one layer
