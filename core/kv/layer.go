@@ -52,6 +52,8 @@ type Layer struct {
 	obsQ   []float32 // SnapKV: the last Recent queries (ring, Recent × Heads × Dim)
 	obsPos []int32   // positions of those queries
 
+	undoable bool // every store refuses NaN and ±Inf and can undo an Append (see undoer)
+
 	timing bool
 	costs  Costs
 }
@@ -88,6 +90,10 @@ func NewLayer(cfg Config) (*Layer, error) {
 		if h.values, err = mk(cfg.Values, g); err != nil {
 			return nil, fmt.Errorf("kv: value store: %w", err)
 		}
+	}
+	l.undoable = true
+	for g := range l.heads {
+		l.undoable = l.undoable && undoable(l.heads[g].keys) && undoable(l.heads[g].values)
 	}
 	l.w = make([]float32, cfg.Heads*capacity)
 	l.logits = make([]float32, capacity)
@@ -257,12 +263,11 @@ func checkFinite(name string, x []float32) error {
 	return nil
 }
 
-// appendToken stores the token at pos in every head with score 0.
+// appendToken stores the token at pos in every head with score 0. The
+// caller has validated it with checkToken; a store refusing it leaves the
+// cache unchanged.
 func (l *Layer) appendToken(pos int, k, v []float32) error {
 	cfg := &l.cfg
-	if err := l.checkToken(pos, k, v); err != nil {
-		return err
-	}
 	if l.inPrompt && pos >= cfg.MaxPrompt {
 		l.EndPrompt()
 	}
@@ -302,7 +307,10 @@ func (l *Layer) appendToken(pos int, k, v []float32) error {
 	return nil
 }
 
-// checkToken validates a token before anything changes.
+// checkToken validates a token before anything changes. The scan for NaN
+// and infinities is left to the stores when they all make it themselves
+// and can undo an Append (l.undoable), except on the step that ends the
+// prompt, whose EndPrompt evicts before any store sees the token.
 func (l *Layer) checkToken(pos int, k, v []float32) error {
 	cfg := &l.cfg
 	if len(k) != cfg.KVHeads*cfg.Dim || len(v) != cfg.KVHeads*cfg.Dim {
@@ -310,6 +318,9 @@ func (l *Layer) checkToken(pos int, k, v []float32) error {
 	}
 	if pos <= l.last || pos >= cfg.MaxTokens {
 		return fmt.Errorf("kv: position %d out of order or beyond max tokens %d (last %d)", pos, cfg.MaxTokens, l.last)
+	}
+	if l.undoable && !(l.inPrompt && pos >= cfg.MaxPrompt) {
+		return nil
 	}
 	if err := checkFinite("key", k); err != nil {
 		return err
@@ -351,6 +362,9 @@ func (l *Layer) Step(pos int, q, k, v, out []float32) error {
 		return err
 	}
 	if !l.timing {
+		if err := l.checkToken(pos, k, v); err != nil {
+			return err
+		}
 		if err := l.appendToken(pos, k, v); err != nil {
 			return err
 		}
@@ -361,6 +375,9 @@ func (l *Layer) Step(pos int, q, k, v, out []float32) error {
 		return nil
 	}
 	t0 := time.Now()
+	if err := l.checkToken(pos, k, v); err != nil {
+		return err
+	}
 	if err := l.appendToken(pos, k, v); err != nil {
 		return err
 	}
@@ -603,4 +620,21 @@ func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
 	}
 	l.evict(pos)
 	return nil
+}
+
+// An undoer is a Store that vouches for two things when UndoableAppend
+// returns true: its Append refuses a vector holding NaN or ±Inf with an
+// error, changing nothing, and Evict of the slot Append has just returned
+// puts it back exactly as it was before that Append. *store.Store is one.
+// A layer whose stores all are undoers leaves the scan of keys and values
+// for NaN and infinities to them: a store refusing a token in a later head
+// is undone in the earlier ones.
+type undoer interface {
+	UndoableAppend() bool
+}
+
+// undoable reports whether s is an undoer that vouches for itself.
+func undoable(s Store) bool {
+	u, ok := s.(undoer)
+	return ok && u.UndoableAppend()
 }

@@ -143,6 +143,17 @@ const roundBias = 0.5 - 1.0/(1<<54)
 // unspecified for other t.
 func RoundHalfUp(t float64) int32 { return int32(t + roundBias) }
 
+// RoundCode returns RoundHalfUp(t) as an int64 for 0 ≤ t < 2^31. For
+// every other t, NaN and ±Inf included, the result lies outside
+// [1, 2^31): a finite t below 0 truncates to at most 0, one at or above
+// 2^31 to at least 2^31, and Go converts NaN and floats beyond the int64
+// range to the minimum int64 or saturates them, depending on the port
+// (TestRoundCodeOutside checks the running one). So a result r with
+// 1 ≤ r < 2^31 proves 0 < t < 2^31 and r = math.Round(t): one unsigned
+// comparison, uint64(r−1) < top−1, screens a code for the open range
+// (0, top) with the conversion's result alone.
+func RoundCode(t float64) int64 { return int64(t + roundBias) }
+
 // Value returns the reconstruction of code c: c·Scale + Min.
 func (p Params) Value(c uint8) float32 { return float32(c)*p.Scale + p.Min }
 

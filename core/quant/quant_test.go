@@ -231,6 +231,28 @@ func TestRoundHalfUp(t *testing.T) {
 	}
 }
 
+func TestRoundCode(t *testing.T) {
+	for _, x := range roundCases() {
+		if got, want := RoundCode(x), int64(math.Round(x)); got != want {
+			t.Errorf("RoundCode(%v) = %d, math.Round gives %d", x, got, want)
+		}
+	}
+}
+
+// TestRoundCodeOutside checks RoundCode's promise for t outside
+// [0, 2^31) on the running port: the result is never in [1, 2^31), so
+// uint64(r−1) < 2^31−1 admits no such t. The inputs come from a slice the
+// compiler cannot fold.
+func TestRoundCodeOutside(t *testing.T) {
+	ts := []float64{math.NaN(), -math.NaN(), math.Inf(1), math.Inf(-1), -1e300, 1e300, -0.5, -0.75, -1.5, -2,
+		-math.SmallestNonzeroFloat64, 1 << 31, 1<<31 + 0.5, 1 << 32, 1<<32 + 5, 1 << 63, 1 << 64, -(1 << 63), -(1 << 64)}
+	for _, x := range ts {
+		if r := RoundCode(x); uint64(r-1) < 1<<31-1 {
+			t.Errorf("RoundCode(%v) = %d, inside [1, 2^31)", x, r)
+		}
+	}
+}
+
 // FuzzRoundHalfUp holds RoundHalfUp to math.Round over its documented
 // domain, 0 ≤ t < 2^31.
 func FuzzRoundHalfUp(f *testing.F) {

@@ -32,6 +32,10 @@ func (s *Store) Dots(q []float32, slots []int, dst []float32) {
 		s.dotsTok8(q, slots, dst)
 		return
 	}
+	if s.chanDots {
+		s.dotsChannel(q, slots, dst)
+		return
+	}
 	qs := q
 	if s.basis != nil {
 		qs = s.qs

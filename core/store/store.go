@@ -75,6 +75,8 @@ type Store struct {
 	aligned       bool // every group's codes start on a byte boundary
 	gbytes        int  // bytes of one group's codes when aligned
 	tok8          bool // 8-bit codes, one group per token, no basis: the common per-token layout
+	tok2          bool // 2-bit codes, one group per token, no basis: KIVI's values (lowbit.go)
+	chanDots      bool // online per-channel blocks, no basis: KIVI's keys (lowbit.go)
 
 	// Channel params: modeFixed keeps one block (the calibration's params,
 	// a per-tensor pair repeated for every channel); modeChannel keeps
@@ -176,6 +178,7 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 		s.block = make([]int32, capacity)
 		s.blk = make([]float32, min(cfg.GroupSize, capacity)*sd)
 		s.bslots = make([]int32, 0, min(cfg.GroupSize, capacity))
+		s.chanDots = cfg.Basis == nil
 	default: // PerToken, PerGroup
 		s.mode = modeToken
 		s.groups, s.gsize = 1, sd
@@ -185,6 +188,7 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 		s.aligned = s.gsize*cfg.Bits%8 == 0
 		s.gbytes = s.gsize * cfg.Bits / 8
 		s.tok8 = cfg.Bits == 8 && s.groups == 1 && cfg.Basis == nil
+		s.tok2 = cfg.Bits == 2 && s.groups == 1 && cfg.Basis == nil
 		s.tokPar = make([]quant.Params, capacity*s.groups)
 		s.qsum = make([]float32, s.groups)
 	}
@@ -300,6 +304,14 @@ func (s *Store) Append(x []float32) (int, error) {
 	return int(slot), nil
 }
 
+// UndoableAppend reports whether Evict of the slot Append has just
+// returned puts the Store back exactly as it was before that Append: true
+// unless tokens pass through an FP16 residual window, where an Append may
+// compress older tokens. (Append refuses NaN and ±Inf, changing nothing, in
+// every configuration.) A caller appending one token to several stores uses
+// it to undo a partial append instead of validating the token beforehand.
+func (s *Store) UndoableAppend() bool { return !s.usesResidual() }
+
 // appendErr is Append's error for a value v outside ±quant.MaxFP16 (or
 // the float32 range) or not a number.
 func appendErr(v float32) error {
@@ -352,21 +364,29 @@ func (s *Store) quantizeFixed(dst []uint8, x []float32) error {
 // fixedRun codes x four values at a time, while all four codes lie
 // strictly inside (0, top), and returns how many values it coded; see
 // quantizeFixed. dst, lo and inv have at least len(x) entries.
+//
+// Each value costs a subtraction, a multiplication, the rounding addition,
+// one conversion and one unsigned comparison of its result: a code c with
+// 1 ≤ c ≤ top−1 proves 0 < t < top (quant.RoundCode), which is both the
+// range in which quant.Params.Code returns exactly c and, under fixSafe,
+// proof that the value is finite and within FP16 range. Anything else —
+// clamped codes, code 0, NaN, infinities — ends the run.
 func fixedRun(dst []uint8, x []float32, lo, inv []float64, top float64) int {
 	lo, inv, dst = lo[:len(x)], inv[:len(x)], dst[:len(x)]
+	inner := uint64(top) - 1 // codes 1..top−1
 	j := 0
 	for ; j < len(x)-3; j += 4 {
-		t0 := (float64(x[j]) - lo[j]) * inv[j]
-		t1 := (float64(x[j+1]) - lo[j+1]) * inv[j+1]
-		t2 := (float64(x[j+2]) - lo[j+2]) * inv[j+2]
-		t3 := (float64(x[j+3]) - lo[j+3]) * inv[j+3]
-		if !(t0 > 0 && t0 < top && t1 > 0 && t1 < top && t2 > 0 && t2 < top && t3 > 0 && t3 < top) {
+		c0 := quant.RoundCode((float64(x[j]) - lo[j]) * inv[j])
+		c1 := quant.RoundCode((float64(x[j+1]) - lo[j+1]) * inv[j+1])
+		c2 := quant.RoundCode((float64(x[j+2]) - lo[j+2]) * inv[j+2])
+		c3 := quant.RoundCode((float64(x[j+3]) - lo[j+3]) * inv[j+3])
+		if uint64(c0-1) >= inner || uint64(c1-1) >= inner || uint64(c2-1) >= inner || uint64(c3-1) >= inner {
 			break
 		}
-		dst[j] = uint8(quant.RoundHalfUp(t0))
-		dst[j+1] = uint8(quant.RoundHalfUp(t1))
-		dst[j+2] = uint8(quant.RoundHalfUp(t2))
-		dst[j+3] = uint8(quant.RoundHalfUp(t3))
+		dst[j] = uint8(c0)
+		dst[j+1] = uint8(c1)
+		dst[j+2] = uint8(c2)
+		dst[j+3] = uint8(c3)
 	}
 	return j
 }

@@ -24,6 +24,10 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 		s.weightedTok8(w, slots, dst)
 		return
 	}
+	if s.tok2 {
+		s.weightedTok2(w, slots, dst)
+		return
+	}
 	acc := dst
 	if s.basis != nil {
 		acc = s.coef

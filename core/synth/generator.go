@@ -301,7 +301,7 @@ func (g *Generator) Next(q, k, v []float32) int {
 
 			vout := v[u*d : (u+1)*d]
 			for i, mu := range g.vMean[u*d : (u+1)*d] {
-				vout[i] = float32(valueScale * (float64(mu) + tail(g.step, c.TailDF)))
+				vout[i] = float32(valueScale * (float64(mu) + tail(&g.stepSrc, g.step, c.TailDF)))
 			}
 
 			for h := kh * group; h < (kh+1)*group; h++ {
@@ -391,11 +391,12 @@ func (g *Generator) retrieve(qi, t int) int {
 func (g *Generator) keyNoise(u, s int, dst []float32) {
 	g.keySrc.Seed(mix(g.keySeed, uint64(u)), uint64(s))
 	for i := range dst {
-		dst[i] = float32(tail(g.key, g.cfg.TailDF))
+		dst[i] = float32(tail(&g.keySrc, g.key, g.cfg.TailDF))
 	}
 	d := g.d
+	dst = dst[:d]
 	for j := range g.m {
-		dir := g.dirs[u*g.m*d+j*d : u*g.m*d+(j+1)*d]
+		dir := g.dirs[u*g.m*d+j*d:][:len(dst)]
 		var p float32
 		for i, x := range dst {
 			p += x * dir[i]
@@ -411,7 +412,7 @@ func combine(dst, dirs []float32, coef []float64) {
 	d := len(dst)
 	for j, cj := range coef {
 		c := float32(cj)
-		for i, x := range dirs[j*d : (j+1)*d] {
+		for i, x := range dirs[j*d:][:len(dst)] {
 			dst[i] += c * x
 		}
 	}
