@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 )
 
 var errFull = errors.New("kv: store is full")
@@ -433,7 +435,7 @@ func softmax(x []float32, scale float32) {
 	}
 	var s float32
 	for i, v := range x {
-		e := expNeg((v - m) * scale)
+		e := fastmath.ExpNeg((v - m) * scale)
 		x[i] = e
 		s += e
 	}
@@ -441,21 +443,6 @@ func softmax(x []float32, scale float32) {
 	for i := range x {
 		x[i] *= inv
 	}
-}
-
-// expNeg returns e^x for x ≤ 0 in float32 (relative error below 3e-7), 0
-// below −87.3, where e^x is subnormal, and NaN for NaN. It is several
-// times cheaper than math.Exp, which under WebAssembly is not an
-// instruction: x = n·ln2 + r with |r| ≤ ln2/2, e^x = 2^n·e^r, e^r by a
-// degree-6 Taylor polynomial.
-func expNeg(x float32) float32 {
-	if x < -87.3 {
-		return 0
-	}
-	n := float32(math.Floor(float64(x*1.44269504088896341 + 0.5)))
-	r := x - n*0.693359375 + n*2.12194440e-4 // ln2 split in two for accuracy
-	p := ((((((1.0/720)*r+1.0/120)*r+1.0/24)*r+1.0/6)*r+0.5)*r+1)*r + 1
-	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }
 
 // accumulate adds this step's attention to the scores, as the policy wants.

@@ -1,6 +1,10 @@
 package model
 
-import "math"
+import (
+	"math"
+
+	"github.com/kvscope/kvscope/core/internal/fastmath"
+)
 
 // matVec sets dst[i] = Σ_j w[i*len(x)+j]·x[j] for a row-major w of len(dst)
 // rows. It works on blocks of four rows by four columns, so each x[j] is loaded
@@ -148,7 +152,7 @@ func Softmax(x []float32) {
 	}
 	var sum float32
 	for i, v := range x {
-		e := expNeg(v - m)
+		e := fastmath.ExpNeg(v - m)
 		x[i] = e
 		sum += e
 	}
@@ -158,29 +162,12 @@ func Softmax(x []float32) {
 	}
 }
 
-// silu returns x·σ(x) = x / (1 + e^−x), using expNeg on the side where the
+// silu returns x·σ(x) = x / (1 + e^−x), using fastmath.ExpNeg on the side where the
 // exponent is not positive.
 func silu(x float32) float32 {
 	if x >= 0 {
-		return x / (1 + expNeg(-x))
+		return x / (1 + fastmath.ExpNeg(-x))
 	}
-	e := expNeg(x) // e^x; x/(1+e^−x) = x·e^x/(e^x+1)
+	e := fastmath.ExpNeg(x) // e^x; x/(1+e^−x) = x·e^x/(e^x+1)
 	return x * e / (e + 1)
-}
-
-// expNeg returns e^x for x ≤ 0 in float32 (relative error below 3e-7), 0 below
-// −87.3 where e^x is subnormal, and NaN for NaN. It is several times faster than
-// math.Exp, which matters under WebAssembly where math.Exp is not a native
-// instruction; Softmax calls it once per score.
-func expNeg(x float32) float32 {
-	if x < -87.3 {
-		return 0
-	}
-	// x = n·ln2 + r with |r| ≤ ln2/2; e^x = 2^n · e^r. A NaN x yields a NaN r,
-	// hence a NaN result.
-	n := float32(math.Floor(float64(x*1.44269504088896341 + 0.5)))
-	r := x - n*0.693359375 + n*2.12194440e-4 // ln2 split in two for accuracy
-	// Degree-6 Taylor polynomial for e^r on |r| ≤ 0.35.
-	p := ((((((1.0/720)*r+1.0/120)*r+1.0/24)*r+1.0/6)*r+0.5)*r+1)*r + 1
-	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }

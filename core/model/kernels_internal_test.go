@@ -6,32 +6,6 @@ import (
 	"testing"
 )
 
-func TestExpNeg(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	xs := []float32{0, -1e-8, -0.3465, -0.3466, -1, -10, -50, -87.29, -87.31, -1000, float32(math.Inf(-1))}
-	for i := 0; i < 100000; i++ {
-		xs = append(xs, -float32(rng.Float64()*90))
-	}
-	var worst float64
-	for _, x := range xs {
-		got := float64(expNeg(x))
-		want := math.Exp(float64(x))
-		if x < -87.3 {
-			if got != 0 {
-				t.Fatalf("expNeg(%v) = %v, want 0", x, got)
-			}
-			continue
-		}
-		worst = math.Max(worst, math.Abs(got-want)/want)
-	}
-	if worst > 5e-7 {
-		t.Errorf("expNeg worst relative error %g, want ≤ 5e-7", worst)
-	}
-	if nan := expNeg(float32(math.NaN())); nan == nan {
-		t.Errorf("expNeg(NaN) = %v", nan)
-	}
-}
-
 func TestSilu(t *testing.T) {
 	for _, x := range []float32{-100, -20, -3, -0.5, -1e-3, 0, 1e-3, 0.5, 3, 20, 100} {
 		want := float64(x) / (1 + math.Exp(-float64(x)))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/synth"
 )
@@ -266,8 +267,8 @@ func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
 	p := 0
 	for ; p+4 <= len(w); p += 4 {
 		w4 := w[p : p+4 : p+4]
-		e0, e1 := expNeg((w4[0]-mx)*scale), expNeg((w4[1]-mx)*scale)
-		e2, e3 := expNeg((w4[2]-mx)*scale), expNeg((w4[3]-mx)*scale)
+		e0, e1 := fastmath.ExpNeg((w4[0]-mx)*scale), fastmath.ExpNeg((w4[1]-mx)*scale)
+		e2, e3 := fastmath.ExpNeg((w4[2]-mx)*scale), fastmath.ExpNeg((w4[3]-mx)*scale)
 		w4[0], w4[1], w4[2], w4[3] = e0, e1, e2, e3
 		z += float64(e0) + float64(e1) + float64(e2) + float64(e3)
 		r := rows[p*d : (p+4)*d]
@@ -277,7 +278,7 @@ func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
 		}
 	}
 	for ; p < len(w); p++ {
-		ex := expNeg((w[p] - mx) * scale)
+		ex := fastmath.ExpNeg((w[p] - mx) * scale)
 		w[p] = ex
 		z += float64(ex)
 		row := rows[p*d : (p+1)*d]
@@ -286,20 +287,6 @@ func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
 		}
 	}
 	return z
-}
-
-// expNeg returns e^x for x ≤ 0 in float32 (relative error below 3e-7) and
-// 0 below −87.3, where e^x is subnormal. It is several times faster than
-// math.Exp, which under WebAssembly is not an instruction: x = n·ln2 + r
-// with |r| ≤ ln2/2, e^x = 2^n·e^r, e^r by a degree-6 Taylor polynomial.
-func expNeg(x float32) float32 {
-	if x < -87.3 {
-		return 0
-	}
-	n := float32(math.Floor(float64(x*1.44269504088896341 + 0.5)))
-	r := x - n*0.693359375 + n*2.12194440e-4 // ln2 split in two for accuracy
-	p := ((((((1.0/720)*r+1.0/120)*r+1.0/24)*r+1.0/6)*r+0.5)*r+1)*r + 1
-	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }
 
 func (m Metrics) add(o Metrics) Metrics {

@@ -78,15 +78,3 @@ func TestReferenceMatchesFloat64(t *testing.T) {
 	}
 }
 
-// TestRefExpNeg holds the reference's expNeg within 3e-7 relative error
-// of math.Exp over [−87.3, 0] and at 0 below.
-func TestRefExpNeg(t *testing.T) {
-	worst := 0.0
-	for x := float32(0); x >= -87.3; x -= 0.00137 {
-		want := math.Exp(float64(x))
-		worst = max(worst, math.Abs(float64(expNeg(x))-want)/want)
-	}
-	if worst > 3e-7 || expNeg(-87.31) != 0 || expNeg(0) != 1 {
-		t.Errorf("relative error %g, expNeg(−87.31) = %v, expNeg(0) = %v", worst, expNeg(-87.31), expNeg(0))
-	}
-}
