@@ -77,4 +77,3 @@ func TestReferenceMatchesFloat64(t *testing.T) {
 		}
 	}
 }
-
