@@ -1,5 +1,6 @@
-// kvscope page glue: check WebGL2, download main.wasm with a progress bar,
-// start the Go program, and say so clearly if it cannot start or stops.
+// kvscope page glue: check WebGL2, download and compile main.wasm (streaming,
+// with a progress bar), start the Go program, and say so clearly if it
+// cannot start or stops.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -23,31 +24,47 @@
 
   function mb(n) { return (n / 1048576).toFixed(1) + " MB"; }
 
+  // fetchWithProgress returns the response of url with a body that moves
+  // the progress bar as it streams (a few times a second), so that the
+  // module can be compiled while it downloads (instantiateStreaming).
   async function fetchWithProgress(url) {
     const resp = await fetch(url);
     if (!resp.ok) throw new Error(url + ": HTTP " + resp.status);
     const total = +resp.headers.get("Content-Length") || 0;
-    if (!resp.body || !resp.body.getReader) return await resp.arrayBuffer();
-    const reader = resp.body.getReader();
-    const chunks = [];
-    let got = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      got += value.length;
-      $("loading-text").textContent = total
-        ? "Loading the simulator… " + mb(got) + " of " + mb(total)
-        : "Loading the simulator… " + mb(got);
-      if (total) $("loading-bar").value = got / total;
+    if (!resp.body || typeof TransformStream !== "function") return resp;
+    let got = 0, shown = 0;
+    const progress = new TransformStream({
+      transform(chunk, ctl) {
+        got += chunk.length;
+        const now = performance.now();
+        if (now - shown > 100) {
+          shown = now;
+          $("loading-text").textContent = total
+            ? "Loading the simulator… " + mb(got) + " of " + mb(total)
+            : "Loading the simulator… " + mb(got);
+          if (total) $("loading-bar").value = got / total;
+        }
+        ctl.enqueue(chunk);
+      },
+    });
+    return new Response(resp.body.pipeThrough(progress), { headers: { "Content-Type": "application/wasm" } });
+  }
+
+  // instantiate compiles and instantiates the module as it streams in,
+  // or from the whole download where streaming compilation is missing.
+  async function instantiate(resp, imports) {
+    if (WebAssembly.instantiateStreaming) {
+      return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
     }
-    const buf = new Uint8Array(got);
-    let off = 0;
-    for (const c of chunks) { buf.set(c, off); off += c.length; }
-    return buf.buffer;
+    return (await WebAssembly.instantiate(await resp.arrayBuffer(), imports)).instance;
   }
 
   async function start() {
+    // The download starts first: checking WebGL2 creates a context, which
+    // takes a while with software rendering.
+    window.kvscopeTiming = { start: performance.now() };
+    const download = fetchWithProgress("main.wasm");
+    download.catch(() => {}); // reported below, once awaited
     if (typeof WebAssembly !== "object") {
       fatal("WebAssembly is not available", "kvscope runs as WebAssembly; this browser does not offer it.");
       return;
@@ -56,25 +73,25 @@
       fatal("WebGL2 is not available", "kvscope draws with WebGL2, which this browser or device does not provide (or it is turned off). Try a current Chrome, Firefox or Safari, or enable hardware acceleration.");
       return;
     }
-    window.kvscopeTiming = { start: performance.now() };
-    let bytes;
+    let resp;
     try {
-      bytes = await fetchWithProgress("main.wasm");
+      resp = await download;
     } catch (e) {
       fatal("Could not download kvscope", String(e));
       return;
     }
-    window.kvscopeTiming.downloaded = performance.now();
-    $("loading-text").textContent = "Starting…";
+    window.kvscopeTiming.responded = performance.now();
     const go = new Go();
     let inst;
     try {
-      inst = (await WebAssembly.instantiate(bytes, go.importObject)).instance;
+      inst = await instantiate(resp, go.importObject);
+      window.kvscopeTiming.instantiated = performance.now();
     } catch (e) {
-      fatal("Could not start kvscope", String(e));
+      fatal(String(e).includes("fetch") || String(e).includes("network") ? "Could not download kvscope" : "Could not start kvscope", String(e));
       return;
     }
-    // The Go program removes the loading screen after its first frames.
+    $("loading-text").textContent = "Starting…";
+    // The Go program removes the loading screen after its first frame.
     go.run(inst).then(
       () => fatal("kvscope stopped", "The simulator exited" + (window.kvscopeExitReason ? ": " + window.kvscopeExitReason : "") + ". Reload the page to start again."),
       (e) => fatal("kvscope stopped", "The simulator crashed: " + e + ". Reload the page to start again.")

@@ -20,8 +20,7 @@ type side struct {
 	vp   view.Viewport
 	grid view.Grid
 
-	mapR, attnR, memR view.Rect
-	sparkR            [view.NumMetrics]view.Rect
+	mapR, attnR view.Rect // on the canvas, device px
 
 	mkey modelKey // what a real-model engine was built from (zero for the synthetic stream)
 }
@@ -50,7 +49,7 @@ type app struct {
 	pg          page
 	layoutDirty bool    // re-read the holes' rectangles
 	scale       float64 // device px per CSS px
-	frames      int     // frames drawn
+	frames      int     // Draw calls (drawn or not: the cadence of DOM writes)
 	ready       bool
 	broken      bool         // repeated internal errors: simulation stopped
 	rectV       int          // bumps when the holes' rectangles are re-read
@@ -60,7 +59,7 @@ type app struct {
 	updMs       float64      // moving averages of Update and of a drawn frame's Draw, ms
 	drawMs      float64
 
-	klR                 view.Rect // the real model's KL sparkline
+	box                 view.Rect // the canvas's place in the viewport, CSS px (see canvas.go)
 	runTotal, runPrompt int       // the run's length and prompt (synthetic: A's; model: max tokens and prompt tokens)
 	mdl                 modelSource
 	decode              decodeRate

@@ -65,6 +65,7 @@ type page struct {
 	modeInit, modelShown bool // real-model panels shown
 	textsKey             string
 	texts                textPanel
+	pics                 pictures
 	modelV               int       // model status version written
 	toksKey              labelsKey // geometry of the token labels written
 }
@@ -119,6 +120,7 @@ func (a *app) initDOM() {
 	a.fillSelects()
 	a.fillMetricRows()
 	a.fillLegend()
+	a.initPictures()
 
 	nodes := document.Call("querySelectorAll", "[data-key]")
 	for i := 0; i < nodes.Length(); i++ {
@@ -199,7 +201,7 @@ func (a *app) initDOM() {
 	}
 	a.on(document, "keydown", a.onKey)
 	a.on(window, "resize", func(js.Value, []js.Value) { a.post(func() { a.reflect() }) })
-	a.on(window, "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
+	a.on(byID("app"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
 	a.on(byID("learn"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
 	for i := 0; i < 2; i++ {
 		a.bindMap(i)
@@ -548,13 +550,12 @@ func (a *app) renderNotices() {
 	box.Get("dataset").Set("count", len(a.notices))
 }
 
-// readRect returns an element's viewport rectangle in device px.
-func readRect(id string, scale float64) view.Rect {
+// readRect returns an element's viewport rectangle in CSS px.
+func readRect(id string) view.Rect {
 	el := byID(id)
 	if !el.Truthy() {
 		return view.Rect{}
 	}
 	r := el.Call("getBoundingClientRect")
-	return view.Rect{X: r.Get("x").Float() * scale, Y: r.Get("y").Float() * scale,
-		W: r.Get("width").Float() * scale, H: r.Get("height").Float() * scale}
+	return view.Rect{X: r.Get("x").Float(), Y: r.Get("y").Float(), W: r.Get("width").Float(), H: r.Get("height").Float()}
 }

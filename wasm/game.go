@@ -4,9 +4,11 @@ package main
 
 import (
 	"fmt"
+	"image"
 	"math"
 	"runtime/debug"
 	"strconv"
+	"syscall/js"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -24,11 +26,9 @@ type game struct {
 	a *app
 	r *viz.Renderer
 
-	drawn       int // drawKey of the last frame drawn
-	filledRectV int // layout version of the last full background fill
-	drawKey     int
-	lastTip     [3]int
-	lastGrid    [2]view.Grid
+	drawn     int           // key of the last frame drawn
+	offscreen *ebiten.Image // Ebiten's offscreen, and a pixel of it (see touch)
+	pixel     *ebiten.Image
 }
 
 func (g *game) Layout(w, h int) (int, int) {
@@ -83,7 +83,13 @@ func (g *game) Update() error {
 	return nil
 }
 
-func (g *game) Draw(screen *ebiten.Image) {
+// Draw builds the frame's shapes when anything shown changed and marks the
+// offscreen modified so that Ebiten presents a frame; DrawFinalScreen then
+// draws the shapes straight onto the (cleared) canvas. Unchanged frames
+// leave the offscreen alone, and after a few of them Ebiten stops
+// presenting: the canvas keeps its last picture at no cost. The offscreen
+// itself is never shown, which saves a full-canvas copy per frame.
+func (g *game) Draw(offscreen *ebiten.Image) {
 	defer g.recoverPanic("draw")
 	a := g.a
 	if a.layoutDirty || a.frames%30 == 0 {
@@ -97,78 +103,52 @@ func (g *game) Draw(screen *ebiten.Image) {
 		vp := a.sides[i].vp
 		key += int(vp.Cell*1000) + int(vp.Left*7) + i
 	}
-	if key == g.drawn && a.frames > 5 && a.ready {
+	if key == g.drawn && a.ready {
 		a.frames++
-		return // nothing changed: the screen keeps the last frame
+		return // nothing changed: the canvas keeps the last frame
 	}
 	g.drawn = key
 	t0 := time.Now()
 	defer func() { a.drawMs = 0.95*a.drawMs + 0.05*float64(time.Since(t0).Microseconds())/1000 }()
-	// Outside the holes the screen keeps the background of the last full
-	// fill (the screen is not cleared between frames); refill it only when
-	// the layout changes.
-	if a.rectV != g.filledRectV || a.frames < 3 {
-		screen.Fill(colorOf(view.Background))
-		g.filledRectV = a.rectV
-	} else {
+	g.r.Reset()
+	if !a.broken {
 		for i := 0; i < a.active(); i++ {
 			s := &a.sides[i]
-			for _, r := range [...]view.Rect{s.mapR, s.attnR, s.memR} {
-				g.r.Rect(r.X, r.Y, r.W, r.H, view.Background)
+			if s.snap == nil {
+				continue
 			}
-		}
-		if a.st.ModelMode() {
-			g.r.Rect(a.klR.X, a.klR.Y, a.klR.W, a.klR.H, view.Background)
-		}
-	}
-	if a.broken {
-		a.frames++
-		return
-	}
-	var maxFull int64
-	for i := 0; i < a.active(); i++ {
-		if s := a.sides[i].snap; s != nil {
-			maxFull = max(maxFull, s.FullBytes)
+			s.grid = s.vp.Place(s.mapR, s.snap.Heads, s.snap.Step, a.runTotal, a.scale)
+			hov := viz.Hover{Head: -1}
+			if a.hover.valid && a.hover.side == i {
+				hov = viz.Hover{Head: a.hover.head, Pos: a.hover.pos}
+			}
+			g.r.DrawMap(&s.grid, s.snap, hov)
+			g.r.DrawAttention(s.attnR, &s.grid, s.snap, hov.Head)
 		}
 	}
-	for i := 0; i < a.active(); i++ {
-		s := &a.sides[i]
-		if s.snap == nil {
-			continue
-		}
-		s.grid = s.vp.Place(s.mapR, s.snap.Heads, s.snap.Step, a.runTotal, a.scale)
-		hov := viz.Hover{Head: -1}
-		if a.hover.valid && a.hover.side == i {
-			hov = viz.Hover{Head: a.hover.head, Pos: a.hover.pos}
-		}
-		g.r.DrawMap(&s.grid, s.snap, hov)
-		g.r.DrawAttention(s.attnR, &s.grid, s.snap, hov.Head)
-		bars := view.MemoryBars(s.snap)
-		g.r.DrawMemory(s.memR, &bars, maxFull)
-		c := view.SparkA
-		if i == 1 {
-			c = view.SparkB
-		}
-		for k := view.Metric(0); k < view.NumMetrics; k++ {
-			g.r.DrawSpark(s.sparkR[k], s.snap.History, k, c, sparkFloor[k])
-		}
-	}
-	if a.st.ModelMode() && a.active() == 1 {
-		if s := a.sides[0].snap; s != nil && s.Text != nil {
-			g.r.DrawSparkValues(a.klR, s.Text.KLHistory, view.SparkA, 0.05)
-		}
-	}
-	g.r.Flush(screen)
+	g.touch(offscreen)
 	a.frames++
 	// Real-model mode without a model is ready too: it shows how to get one.
-	if !a.ready && a.frames >= 3 && (a.sides[0].snap != nil || a.active() == 0) {
+	if !a.ready && (a.sides[0].snap != nil || a.active() == 0) {
 		a.markReady()
 	}
 }
 
-// sparkFloor is the smallest full-scale value of each metric's sparkline,
-// so that tiny errors do not fill it.
-var sparkFloor = [view.NumMetrics]float64{0.02, 0.02, 0.05, 1, 0.05}
+// DrawFinalScreen draws the frame's shapes onto the canvas, which Ebiten
+// has cleared to transparent (the page's background shows through).
+func (g *game) DrawFinalScreen(screen ebiten.FinalScreen, _ *ebiten.Image, _ ebiten.GeoM) {
+	defer g.recoverPanic("draw")
+	g.r.Flush(screen)
+}
+
+// touch marks the offscreen modified at the cost of clearing one pixel.
+func (g *game) touch(offscreen *ebiten.Image) {
+	if g.offscreen != offscreen {
+		g.offscreen = offscreen
+		g.pixel = offscreen.SubImage(image.Rect(0, 0, 1, 1)).(*ebiten.Image)
+	}
+	g.pixel.Clear()
+}
 
 func (g *game) recoverPanic(where string) {
 	r := recover()
@@ -201,22 +181,31 @@ func (g *game) recoverPanic(where string) {
 	}()
 }
 
-// readRects re-reads where the pictures go.
+// readRects re-reads where the pictures go, moves the canvas over them
+// (see canvas.go) and bumps rectV when anything moved.
 func (a *app) readRects() {
-	s := a.scale
+	var maps, attns [2]view.Rect
+	var rs []view.Rect
 	for i := 0; i < 2; i++ {
 		si := strconv.Itoa(i)
-		sd := &a.sides[i]
-		sd.mapR = readRect("map-"+si, s)
-		sd.attnR = readRect("attn-"+si, s)
-		sd.memR = readRect("mem-"+si, s)
-		for k := 0; k < int(view.NumMetrics); k++ {
-			sd.sparkR[k] = readRect("spark-"+si+"-"+strconv.Itoa(k), s)
+		maps[i], attns[i] = readRect("map-"+si), readRect("attn-"+si)
+		if i < max(a.active(), 1) {
+			rs = append(rs, maps[i], attns[i])
 		}
 	}
-	a.klR = readRect("kl-spark", s)
+	box := view.Cover(window.Get("innerWidth").Float(), window.Get("innerHeight").Float(), canvasMargin, rs...)
+	moved := box != a.box
+	a.placeCanvas(box)
+	for i := 0; i < 2; i++ {
+		sd := &a.sides[i]
+		m, at := a.onCanvas(maps[i]), a.onCanvas(attns[i])
+		moved = moved || m != sd.mapR || at != sd.attnR
+		sd.mapR, sd.attnR = m, at
+	}
 	a.layoutDirty = false
-	a.rectV++
+	if moved {
+		a.rectV++
+	}
 }
 
 // pointer applies queued wheel and drag input and finds the hovered cell.
@@ -228,7 +217,8 @@ func (a *app) pointer() {
 	}
 	sd := &a.sides[h.side]
 	if h.pendingZ != 0 && h.pendingZ != 1 {
-		sd.vp.Zoom(&sd.grid, h.pendingZ, h.x*a.scale, a.scale)
+		x, _ := a.dev(h.x, h.y)
+		sd.vp.Zoom(&sd.grid, h.pendingZ, x, a.scale)
 		h.pendingZ = 1
 	}
 	if h.pendingDX != 0 {
@@ -237,7 +227,7 @@ func (a *app) pointer() {
 	}
 	h.valid = false
 	if h.on && sd.snap != nil {
-		if hd, p, ok := sd.grid.CellAt(h.x*a.scale, h.y*a.scale); ok && hd < sd.snap.Heads {
+		if hd, p, ok := sd.grid.CellAt(a.dev(h.x, h.y)); ok && hd < sd.snap.Heads {
 			h.head, h.pos, h.valid = hd, p, true
 		}
 	}
@@ -309,8 +299,16 @@ func (a *app) markReady() {
 		c.Call("setAttribute", "tabindex", "-1")
 		c.Call("setAttribute", "aria-hidden", "true")
 	}
-	kv := window.Get("kvscope")
-	kv.Set("firstFrameMs", window.Get("performance").Call("now"))
+	// The frame is on screen once the browser has composited it, before
+	// the next animation frame's callbacks run.
+	mark("drawn")
+	var f js.Func
+	f = js.FuncOf(func(js.Value, []js.Value) any {
+		window.Get("kvscope").Set("firstFrameMs", window.Get("performance").Call("now"))
+		f.Release()
+		return nil
+	})
+	window.Call("requestAnimationFrame", f)
 	a.publish()
 	body.Get("dataset").Set("ready", "1")
 }

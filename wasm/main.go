@@ -18,7 +18,10 @@ import (
 )
 
 func main() {
-	a := &app{scale: 1, summaryAt: -1}
+	a := &app{scale: ebiten.Monitor().DeviceScaleFactor(), summaryAt: -1}
+	if a.scale <= 0 {
+		a.scale = 1
+	}
 	defer func() {
 		// A panic during start-up: tell the visitor, keep the program
 		// alive so the page does not report "Go program has already exited".
@@ -29,8 +32,13 @@ func main() {
 			select {}
 		}
 	}()
+	mark("main")
 	a.initDOM()
+	mark("dom")
 	a.start(initialLink())
+	a.readRects() // the canvas's size before the first frame
+	createContext()
+	mark("started")
 	g := &game{a: a, r: viz.NewRenderer()}
 	ebiten.SetRunnableOnUnfocused(true)
 	ebiten.SetScreenClearedEveryFrame(false)
@@ -82,4 +90,11 @@ func containsKey(link, key string) bool {
 		}
 	}
 	return false
+}
+
+// mark records a start-up milestone in window.kvscopeTiming (ms since navigation).
+func mark(name string) {
+	if t := window.Get("kvscopeTiming"); t.Truthy() {
+		t.Set(name, window.Get("performance").Call("now"))
+	}
 }

@@ -240,20 +240,11 @@ func (a *app) tokenLabels() {
 }
 
 // publicText is the real model's texts and measures in window.kvscope.state().
-type publicText struct {
-	Full       string  `json:"full"`
-	Compressed string  `json:"compressed"`
-	Diverge    int     `json:"diverge"`
-	NextKL     float64 `json:"nextKL"`
-	MeanKL     float64 `json:"meanKL"`
-	Agreement  float64 `json:"agreement"`
-}
-
-func (a *app) publicText() *publicText {
+func (a *app) publicText() *view.PageText {
 	if !a.st.ModelMode() || a.sides[0].snap == nil || a.sides[0].snap.Text == nil {
 		return nil
 	}
 	t := a.sides[0].snap.Text
 	f := func(v float64) float64 { return sanitize(sim.Metrics{KL: v}).KL }
-	return &publicText{Full: t.Full, Compressed: t.Compressed, Diverge: t.Diverge, NextKL: f(t.NextKL), MeanKL: f(t.MeanKL), Agreement: f(t.Agreement)}
+	return &view.PageText{Full: t.Full, Compressed: t.Compressed, Diverge: t.Diverge, NextKL: f(t.NextKL), MeanKL: f(t.MeanKL), Agreement: f(t.Agreement)}
 }

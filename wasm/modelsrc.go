@@ -217,17 +217,8 @@ func (a *app) writeModelStatus() {
 }
 
 // publicModel describes the model in window.kvscope.state().
-type publicModel struct {
-	Loaded bool   `json:"loaded"`
-	Name   string `json:"name"`
-	SHA256 string `json:"sha256"`
-	Known  bool   `json:"known"`
-	Error  string `json:"error"`
-	Status string `json:"status"`
-}
-
-func (a *app) publicModel() publicModel {
-	return publicModel{Loaded: a.mdl.m != nil, Name: a.mdl.name, SHA256: a.mdl.sha256, Known: a.mdl.known, Error: a.mdl.err, Status: a.mdl.status}
+func (a *app) publicModel() view.PageModel {
+	return view.PageModel{Loaded: a.mdl.m != nil, Name: a.mdl.name, SHA256: a.mdl.sha256, Known: a.mdl.known, Error: a.mdl.err, Status: a.mdl.status}
 }
 
 // promise calls ok with a JavaScript promise's value, or fail with its

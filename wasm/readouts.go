@@ -5,8 +5,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"image/color"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall/js"
@@ -14,11 +14,6 @@ import (
 	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
-
-func colorOf(c view.RGBA) color.Color {
-	r, g, b := c.RGB8()
-	return color.RGBA{r, g, b, 255}
-}
 
 // configName is a one-line description of a configuration's eviction and storage.
 func configName(c *sim.Config) string {
@@ -102,11 +97,15 @@ func (a *app) writeDOM() {
 		vals := [view.NumMetrics]string{
 			view.Percent(mt.KErr), view.Percent(mt.VErr), view.Percent(mt.OutErr), view.Percent(mt.Mass), view.Sig(mt.KL, 3) + " nats",
 		}
+		if !a.st.Measured() {
+			vals = [view.NumMetrics]string{"–", "–", "–", "–", "–"}
+		}
 		for k := range vals {
 			pg.metricVals[i][k].set(vals[k])
 		}
 		a.rowLabels(i)
 	}
+	a.writePictures()
 	a.writeTexts()
 	a.writeModelStatus()
 	a.tooltip()
@@ -148,10 +147,13 @@ func (a *app) summaryText() string {
 		if s == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "%s%s: keeps %s of %d tokens per head; memory %s of %s FP16 (%s smaller); attention mass kept %s; output error %s. ",
+		fmt.Fprintf(&b, "%s%s: keeps %s of %d tokens per head; memory %s of %s FP16 (%s smaller)",
 			sideTag(i, a.showB()), configName(a.engConfig(i)), view.Sig(view.KeptPerHead(s), 3), s.Step,
-			view.Bytes(float64(s.Mem.Total())), view.Bytes(float64(s.FullBytes)), view.Ratio(float64(s.FullBytes), float64(s.Mem.Total())),
-			view.Percent(s.Metrics.Mass), view.Percent(s.Metrics.OutErr))
+			view.Bytes(float64(s.Mem.Total())), view.Bytes(float64(s.FullBytes)), view.Ratio(float64(s.FullBytes), float64(s.Mem.Total())))
+		if a.st.Measured() {
+			fmt.Fprintf(&b, "; attention mass kept %s; output error %s", view.Percent(s.Metrics.Mass), view.Percent(s.Metrics.OutErr))
+		}
+		b.WriteString(". ")
 		if t := s.Text; t != nil {
 			if t.Diverge < 0 {
 				b.WriteString("The two texts are identical so far. ")
@@ -245,59 +247,14 @@ func (a *app) tooltip() {
 	st.Set("top", strconv.Itoa(int(y))+"px")
 }
 
-// publicState is what window.kvscope.state() returns, for tests and tools.
-type publicState struct {
-	Ready    bool         `json:"ready"`
-	Step     int          `json:"step"`
-	Tokens   int          `json:"tokens"`
-	Playing  bool         `json:"playing"`
-	Compare  bool         `json:"compare"`
-	Frames   int          `json:"frames"`
-	Version  int          `json:"version"`
-	Scale    float64      `json:"scale"`
-	URL      string       `json:"url"`
-	Notices  []string     `json:"notices"`
-	Sides    []publicSide `json:"sides"`
-	Broken   bool         `json:"broken"`
-	ScaleTxt string       `json:"scaleText"`
-	Replay   bool         `json:"replaying"`
-	UpdMs    float64      `json:"updateMs"`
-	DrawMs   float64      `json:"drawMs"`
-
-	Mode      string      `json:"mode"`
-	Model     publicModel `json:"model"`
-	Text      *publicText `json:"text"`      // real-model mode: the two texts; null otherwise
-	StepsPerS float64     `json:"stepsPerS"` // engine steps per second of stepping time since the mode was chosen
-	RunPrompt int         `json:"runPrompt"` // positions of the prompt (real model: BOS + prompt tokens)
-}
-
-type publicSide struct {
-	Config   sim.Config       `json:"config"`
-	Kept     float64          `json:"kept"`
-	Full     int64            `json:"fullBytes"`
-	Evict    int64            `json:"evictBytes"`
-	Stored   int64            `json:"storedBytes"`
-	Metrics  sim.Metrics      `json:"metrics"`
-	CellCSS  float64          `json:"cellCSS"`
-	Columns  int              `json:"columns"`
-	Probes   map[string]probe `json:"probes"`
-	Roles    map[string]int   `json:"roles"`
-	Storages map[string]int   `json:"storages"`
-}
-
-// probe is a cell on screen: where it is (CSS px, viewport) and the colour
-// it should be drawn in.
-type probe struct {
-	X, Y      float64
-	Head, Pos int
-	RGB       [3]uint8
-}
-
 func (a *app) publish() {
-	ps := publicState{Ready: a.ready, Step: a.pos(), Tokens: a.runTotal, Playing: a.st.Playing, Compare: a.showB(),
+	ps := view.PageState{Ready: a.ready, Step: a.pos(), Tokens: a.runTotal, Playing: a.st.Playing, Compare: a.showB(),
 		Frames: a.frames, Version: a.version, Scale: a.scale, Broken: a.broken, ScaleTxt: a.pg.scales[0].last,
 		UpdMs: a.updMs, DrawMs: a.drawMs, Replay: a.replaying(),
 		Mode: a.st.Mode, Model: a.publicModel(), Text: a.publicText(), StepsPerS: a.decode.perSecond(), RunPrompt: a.runPrompt}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	ps.GCs, ps.GCMs, ps.HeapMB = ms.NumGC, float64(ms.PauseTotalNs)/1e6, float64(ms.HeapAlloc)/(1<<20)
 	s := a.st
 	s.At = a.cur()
 	ps.URL = view.Encode(&s)
@@ -310,8 +267,8 @@ func (a *app) publish() {
 			continue
 		}
 		sn := sd.snap
-		p := publicSide{Config: *a.engConfig(i), Kept: view.KeptPerHead(sn), Full: sn.FullBytes, Evict: sn.EvictBytes,
-			Stored: sn.Mem.Total(), Metrics: sn.Metrics, Probes: map[string]probe{}, Roles: map[string]int{}, Storages: map[string]int{}}
+		p := view.PageSide{Config: *a.engConfig(i), Kept: view.KeptPerHead(sn), Full: sn.FullBytes, Evict: sn.EvictBytes,
+			Stored: sn.Mem.Total(), Metrics: sn.Metrics, Probes: map[string]view.Probe{}, Roles: map[string]int{}, Storages: map[string]int{}}
 		if a.scale > 0 {
 			p.CellCSS = sd.grid.CellW / a.scale
 		}
@@ -346,7 +303,7 @@ func sanitize(m sim.Metrics) sim.Metrics {
 
 // probes finds, for each role, a visible cell drawn alone in its column,
 // away from the markers and the hovered cell, and records where it is.
-func (a *app) probes(sd *side, out map[string]probe) {
+func (a *app) probes(sd *side, out map[string]view.Probe) {
 	g, s := &sd.grid, sd.snap
 	if g.Bin != 1 || g.CellW < 2 || g.CellH < 3 {
 		return
@@ -370,13 +327,14 @@ func (a *app) probes(sd *side, out map[string]probe) {
 				continue
 			}
 			r, gg, b := view.CellColor(c, s.Step).RGB8()
-			out[name] = probe{X: x / a.scale, Y: y / a.scale, Head: h, Pos: p, RGB: [3]uint8{r, gg, b}}
+			cx, cy := a.css(x, y)
+			out[name] = view.Probe{X: cx, Y: cy, Head: h, Pos: p, RGB: [3]uint8{r, gg, b}}
 		}
 	}
 }
 
 // installTestAPI exposes window.kvscope: state() returns the numbers as
-// JSON (see publicState).
+// JSON (see view.PageState).
 func (a *app) installTestAPI() {
 	kv := js.Global().Get("Object").New()
 	kv.Set("state", js.FuncOf(func(js.Value, []js.Value) any {

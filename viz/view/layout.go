@@ -178,3 +178,27 @@ func (g *Grid) CellCenter(head, pos int) (x, y float64, ok bool) {
 	y = g.Area.Y + (float64(head)+0.5)*g.CellH
 	return x, y, head >= 0 && head < g.Heads && pos >= 0 && pos < g.Steps && g.Area.Contains(x, y)
 }
+
+// Cover returns the smallest rectangle with integer edges that covers
+// every non-empty, finite rectangle of rs with margin around it, clipped to the
+// viewport [0, vw]×[0, vh]; it is at least 1×1 (at the origin when rs has
+// no non-empty rectangle). The page sizes its drawing canvas with it.
+func Cover(vw, vh, margin float64, rs ...Rect) Rect {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, r := range rs {
+		if !(r.W > 0 && r.H > 0) || !finite(r.X+r.Y+r.W+r.H) {
+			continue
+		}
+		x0, y0 = math.Min(x0, r.X), math.Min(y0, r.Y)
+		x1, y1 = math.Max(x1, r.X+r.W), math.Max(y1, r.Y+r.H)
+	}
+	if !(x0 <= x1) {
+		return Rect{W: 1, H: 1}
+	}
+	x0 = math.Max(0, math.Floor(x0-margin))
+	y0 = math.Max(0, math.Floor(y0-margin))
+	x1 = math.Min(math.Max(vw, 1), math.Ceil(x1+margin))
+	y1 = math.Min(math.Max(vh, 1), math.Ceil(y1+margin))
+	x0, y0 = math.Min(x0, math.Max(vw, 1)-1), math.Min(y0, math.Max(vh, 1)-1)
+	return Rect{X: x0, Y: y0, W: math.Max(1, x1-x0), H: math.Max(1, y1-y0)}
+}

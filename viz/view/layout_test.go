@@ -132,3 +132,26 @@ func BenchmarkPlace(b *testing.B) {
 		g.Columns()
 	}
 }
+
+func TestCover(t *testing.T) {
+	tests := []struct {
+		name   string
+		vw, vh float64
+		margin float64
+		rs     []Rect
+		want   Rect
+	}{
+		{"nothing", 800, 600, 4, nil, Rect{W: 1, H: 1}},
+		{"empty rects ignored", 800, 600, 4, []Rect{{X: 10, Y: 10}, {X: 5, Y: 5, W: -3, H: 2}}, Rect{W: 1, H: 1}},
+		{"one rect, margin, integer edges", 800, 600, 4, []Rect{{X: 10.5, Y: 20.2, W: 100, H: 50.1}}, Rect{X: 6, Y: 16, W: 109, H: 59}},
+		{"union", 800, 600, 0, []Rect{{X: 10, Y: 10, W: 10, H: 10}, {X: 100, Y: 200, W: 50, H: 5}}, Rect{X: 10, Y: 10, W: 140, H: 195}},
+		{"clipped to the viewport", 800, 600, 4, []Rect{{X: -20, Y: 590, W: 900, H: 40}}, Rect{X: 0, Y: 586, W: 800, H: 14}},
+		{"below the viewport: one pixel at its edge", 800, 600, 0, []Rect{{X: 10, Y: 700, W: 10, H: 10}}, Rect{X: 10, Y: 599, W: 10, H: 1}},
+		{"NaN and infinite ignored", 800, 600, 0, []Rect{{X: math.NaN(), Y: 0, W: 1, H: 1}, {X: 0, Y: 0, W: math.Inf(1), H: 1}, {X: 1, Y: 2, W: 3, H: 4}}, Rect{X: 1, Y: 2, W: 3, H: 4}},
+	}
+	for _, tc := range tests {
+		if got := Cover(tc.vw, tc.vh, tc.margin, tc.rs...); got != tc.want {
+			t.Errorf("%s: Cover = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package view
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/kvscope/kvscope/core/sim"
 )
@@ -19,8 +20,9 @@ const (
 	NumMetrics
 )
 
-// MetricNames are the page's names of the metrics.
-var MetricNames = [NumMetrics]string{"K error", "V error", "output error", "attention mass kept", "KL(full‖compressed)"}
+// MetricNames are the page's names of the metrics. The KL is between
+// attention distributions, not the real model's next-token KL.
+var MetricNames = [NumMetrics]string{"K error", "V error", "output error", "attention mass kept", "attention KL (full‖compressed)"}
 
 // Value returns metric k of m, or 0 for an unknown k.
 func (k Metric) Value(m *sim.Metrics) float64 {
@@ -102,4 +104,47 @@ func SparkValues(dst []float32, vals []float64, floor float64) ([]float32, float
 		dst[j] = float32(m / hi)
 	}
 	return dst[:n], hi
+}
+
+// SparkPaths returns SVG path data for a sparkline of heights hs (each in
+// [0, 1], as from Spark) in a w×h box: one bar per height from the bottom
+// edge, the columns spanning the width, half a unit apart when there is
+// room. older draws every bar but the last, newest the last (so the page
+// can highlight it); a zero-height bar is left out, so both may be empty.
+// Coordinates have at most two decimals.
+func SparkPaths(hs []float32, w, h float64) (older, newest string) {
+	if len(hs) == 0 || w <= 0 || h <= 0 {
+		return "", ""
+	}
+	cw := w / float64(len(hs))
+	bw := math.Max(cw-0.5, math.Min(cw, 0.5))
+	var b []byte
+	bar := func(i int) {
+		v := math.Min(math.Max(float64(hs[i]), 0), 1) * h
+		if !(v > 0) {
+			return
+		}
+		b = append(b, 'M')
+		b = appendCoord(b, float64(i)*cw)
+		b = append(b, ' ')
+		b = appendCoord(b, h-v)
+		b = append(b, 'h')
+		b = appendCoord(b, bw)
+		b = append(b, 'v')
+		b = appendCoord(b, v)
+		b = append(b, 'h')
+		b = appendCoord(b, -bw)
+		b = append(b, 'z')
+	}
+	for i := 0; i < len(hs)-1; i++ {
+		bar(i)
+	}
+	older = string(b)
+	b = b[:0]
+	bar(len(hs) - 1)
+	return older, string(b)
+}
+
+func appendCoord(b []byte, v float64) []byte {
+	return strconv.AppendFloat(b, math.Round(v*100)/100, 'f', -1, 64)
 }

@@ -35,6 +35,12 @@ type State struct {
 // ModelMode reports whether s shows the real model rather than the synthetic stream.
 func (s *State) ModelMode() bool { return s.Mode == ModeModel }
 
+// Measured reports whether the fidelity metrics are measured: they are
+// not in real-model mode with re-positioned keys, whose cache holds keys at
+// other positions than the uncompressed run's, which leaves no reference
+// to compare with (the page shows "–").
+func (s *State) Measured() bool { return !(s.ModelMode() && s.Repos) }
+
 // Total returns how many positions the run shown has at its end: A's
 // tokens for the synthetic stream, MaxTok for the real model.
 func (s *State) Total() int {

@@ -22,6 +22,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/view"
 )
 
 const (
@@ -196,48 +199,19 @@ func (tb *tab) waitJS(expr string, timeout time.Duration) {
 	}
 }
 
-// pageState mirrors window.kvscope.state().
-type pageState struct {
-	Ready    bool        `json:"ready"`
-	Step     int         `json:"step"`
-	Tokens   int         `json:"tokens"`
-	Playing  bool        `json:"playing"`
-	Compare  bool        `json:"compare"`
-	Frames   int         `json:"frames"`
-	Version  int         `json:"version"`
-	Scale    float64     `json:"scale"`
-	URL      string      `json:"url"`
-	Notices  []string    `json:"notices"`
-	Sides    []sideState `json:"sides"`
-	Broken   bool        `json:"broken"`
-	ScaleTxt string      `json:"scaleText"`
-	Replay   bool        `json:"replaying"`
-	UpdMs    float64     `json:"updateMs"`
-	DrawMs   float64     `json:"drawMs"`
+// configField returns a configuration's field by its Go name, as JSON
+// decodes it (numbers are float64), or nil when there is no such field.
+func configField(c sim.Config, name string) any {
+	b, _ := json.Marshal(c)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m[name]
 }
 
-type sideState struct {
-	Config   map[string]any     `json:"config"`
-	Kept     float64            `json:"kept"`
-	Full     int64              `json:"fullBytes"`
-	Evict    int64              `json:"evictBytes"`
-	Stored   int64              `json:"storedBytes"`
-	Metrics  map[string]float64 `json:"metrics"`
-	CellCSS  float64            `json:"cellCSS"`
-	Probes   map[string]probe   `json:"probes"`
-	Roles    map[string]int     `json:"roles"`
-	Storages map[string]int     `json:"storages"`
-}
-
-type probe struct {
-	X, Y      float64
-	Head, Pos int
-	RGB       [3]uint8
-}
-
-func (tb *tab) state() pageState {
+// state returns window.kvscope.state().
+func (tb *tab) state() view.PageState {
 	tb.t.Helper()
-	var s pageState
+	var s view.PageState
 	raw := tb.eval(`window.kvscope.state()`)
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
 		tb.t.Fatalf("state %q: %v", raw, err)
@@ -253,7 +227,7 @@ func (tb *tab) waitReplay() {
 
 // settle waits until the engines have caught up and the page has drawn a
 // few frames since, so a screenshot shows the current state.
-func (tb *tab) settle() pageState {
+func (tb *tab) settle() view.PageState {
 	tb.t.Helper()
 	tb.waitReplay()
 	f := tb.state().Frames

@@ -3,53 +3,15 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kvscope/kvscope/viz/view"
 )
-
-// modelState is the real-model part of window.kvscope.state().
-type modelState struct {
-	Mode  string `json:"mode"`
-	Model struct {
-		Loaded bool   `json:"loaded"`
-		Name   string `json:"name"`
-		SHA256 string `json:"sha256"`
-		Known  bool   `json:"known"`
-		Error  string `json:"error"`
-		Status string `json:"status"`
-	} `json:"model"`
-	Text *struct {
-		Full       string  `json:"full"`
-		Compressed string  `json:"compressed"`
-		Diverge    int     `json:"diverge"`
-		NextKL     float64 `json:"nextKL"`
-		MeanKL     float64 `json:"meanKL"`
-		Agreement  float64 `json:"agreement"`
-	} `json:"text"`
-	Step      int     `json:"step"`
-	Tokens    int     `json:"tokens"`
-	Replay    bool    `json:"replaying"`
-	Broken    bool    `json:"broken"`
-	StepsPerS float64 `json:"stepsPerS"`
-	RunPrompt int     `json:"runPrompt"`
-	Notices   []string
-	Sides     []sideState `json:"sides"`
-}
-
-func (tb *tab) modelState() modelState {
-	tb.t.Helper()
-	var s modelState
-	raw := tb.eval(`window.kvscope.state()`)
-	if err := json.Unmarshal([]byte(raw), &s); err != nil {
-		tb.t.Fatalf("state %q: %v", raw, err)
-	}
-	return s
-}
 
 // needModel skips (fails under CI=true) when the test model is not
 // served from static/ (make model puts it there).
@@ -65,11 +27,11 @@ func needModel(t *testing.T) {
 }
 
 // waitModelRun waits until the model is loaded and the run has caught up.
-func (tb *tab) waitModelRun() modelState {
+func (tb *tab) waitModelRun() view.PageState {
 	tb.t.Helper()
 	tb.waitJS(`(() => { const s = JSON.parse(window.kvscope.state());
 		return s.mode === "model" && s.model.loaded && s.text && !s.replaying; })()`, 40*time.Second)
-	return tb.modelState()
+	return tb.state()
 }
 
 func domText(tb *tab, id string) string {
@@ -100,7 +62,7 @@ func TestModelModeTexts(t *testing.T) {
 	if n := tb.eval(`String(document.querySelectorAll("#texts .diff").length)`); n != "0" {
 		t.Errorf("%s spans marked as different with identical texts", n)
 	}
-	if c := s.Sides[0].Config; c["Layers"] != 5.0 || c["KVHeads"] != 4.0 || c["HeadDim"] != 8.0 {
+	if c := s.Sides[0].Config; c.Layers != 5 || c.KVHeads != 4 || c.HeadDim != 8 {
 		t.Errorf("the run's shape is not the model's: %v", c)
 	}
 	if !strings.Contains(tb.eval(`location.hash`), "mode=model") {
@@ -143,9 +105,19 @@ func TestModelModeFromLink(t *testing.T) {
 	if got := tb.eval(`document.querySelector("[data-key=text]").value`); got != "Tom and Sue" {
 		t.Errorf("prompt box shows %q", got)
 	}
+	// Re-positioned keys leave no reference: the fidelity table shows "–",
+	// and its KL is the attention's, named apart from the next-token KL.
+	for k := 0; k < 5; k++ {
+		if got := domText(tb, fmt.Sprintf("mv-0-%d", k)); got != "–" {
+			t.Errorf("fidelity row %d shows %q with re-positioned keys, want –", k, got)
+		}
+	}
+	if kl := tb.eval(`document.querySelector("#metric-rows tr:last-child th").textContent`); !strings.HasPrefix(kl, "attention KL") {
+		t.Errorf("the fidelity table's KL row is labelled %q", kl)
+	}
 	// Hover the map's newest columns: the tooltip names the token.
 	tb.waitJS(`JSON.parse(window.kvscope.state()).sides[0].cellCSS > 0`, 5*time.Second)
-	s = tb.modelState()
+	s = tb.state()
 	m := tb.rect("map-0")
 	x := m.Min.X + int(s.Sides[0].CellCSS*38.5)
 	y := m.Min.Y + 4
@@ -160,7 +132,7 @@ func TestModelModeFromLink(t *testing.T) {
 	}
 	for i := 0; i < 3 && tb.eval(`String(document.querySelectorAll("#toks-0 span").length)`) == "0"; i++ {
 		tb.do(`document.querySelector("[data-zoom=in][data-side='0']").click()`)
-		tb.waitJS(fmt.Sprintf(`JSON.parse(window.kvscope.state()).sides[0].cellCSS > %f`, tb.modelState().Sides[0].CellCSS*1.2), 5*time.Second)
+		tb.waitJS(fmt.Sprintf(`JSON.parse(window.kvscope.state()).sides[0].cellCSS > %f`, tb.state().Sides[0].CellCSS*1.2), 5*time.Second)
 	}
 	tb.waitJS(`document.querySelectorAll("#toks-0 span").length > 5`, 5*time.Second)
 	labels := tb.eval(`Array.from(document.querySelectorAll("#toks-0 span")).map(e => e.textContent).join("|")`)
@@ -174,7 +146,7 @@ func TestModelModeFromLink(t *testing.T) {
 		dt.items.add(new File([new Uint8Array([71, 71, 85, 70, 3, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 127])], "hostile.gguf"));
 		document.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true})); })()`)
 	tb.waitJS(`JSON.parse(window.kvscope.state()).model.error !== ""`, 10*time.Second)
-	s = tb.modelState()
+	s = tb.state()
 	status := domText(tb, "model-status")
 	if !strings.Contains(status, "hostile.gguf") || !strings.Contains(status, "previous model stays") || !s.Model.Loaded || s.Broken {
 		t.Errorf("after a hostile file: status %q, model %+v", status, s.Model)

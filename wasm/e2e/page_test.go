@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kvscope/kvscope/viz/view"
 )
 
 // paused opens a deterministic, paused view at step 200 of the default stream.
@@ -17,9 +19,10 @@ const paused = "play=0&at=200"
 
 func TestLoadsAndDraws(t *testing.T) {
 	tb := open(t, "")
+	tb.waitJS(`window.kvscope.firstFrameMs > 0`, 5*time.Second)
 	first := tb.eval(`String(Math.round(window.kvscope.firstFrameMs))`)
-	dl := tb.eval(`String(Math.round(window.kvscopeTiming.downloaded - window.kvscopeTiming.start))`)
-	t.Logf("first frame at %s ms after navigation start (wasm download %s ms)", first, dl)
+	t.Logf("first frame at %s ms after navigation start; milestones (ms): %s", first,
+		tb.eval(`JSON.stringify(window.kvscopeTiming, (k, v) => typeof v === "number" ? Math.round(v) : v)`))
 	s := tb.state()
 	if !s.Playing || len(s.Sides) != 1 {
 		t.Fatalf("default page: playing %v, sides %d", s.Playing, len(s.Sides))
@@ -79,7 +82,7 @@ func TestControlsChangeDrawingAndNumbers(t *testing.T) {
 	for _, tc := range tests {
 		tb.setControl(tc.key, tc.value)
 		after := tb.settle()
-		if got := after.Sides[0].Config[tc.field]; got != tc.want {
+		if got := configField(after.Sides[0].Config, tc.field); got != tc.want {
 			t.Errorf("%s=%s: config %s = %v, want %v", tc.key, tc.value, tc.field, got, tc.want)
 		}
 		a, b := before.Sides[0], after.Sides[0]
@@ -107,7 +110,7 @@ func TestPresetApplies(t *testing.T) {
 	tb.do(`(() => { const s = document.getElementById("preset"); s.value = "kivi2"; s.dispatchEvent(new Event("change")); })()`)
 	tb.waitJS(fmt.Sprintf(`JSON.parse(window.kvscope.state()).version > %d`, v0), 10*time.Second)
 	c := tb.settle().Sides[0].Config
-	if c["Policy"] != "full" || c["Bits"] != 2.0 || c["Granularity"] != "kivi" || c["Residual"] != 128.0 {
+	if c.Policy != "full" || c.Bits != 2 || c.Granularity != "kivi" || c.Residual != 128 {
 		t.Errorf("after the KIVI preset: %v", c)
 	}
 	if got := tb.eval(`document.querySelector("[data-key=bits]").value`); got != "2" {
@@ -122,7 +125,7 @@ func TestURLReproducesSettings(t *testing.T) {
 	want := map[string]any{"Policy": "streaming", "Sink": 2.0, "Recent": 48.0, "Bits": 4.0, "Granularity": "kivi",
 		"Residual": 32.0, "Seed": 42.0, "Heads": 4.0, "KVHeads": 4.0, "Tokens": 300.0}
 	for k, v := range want {
-		if got := s.Sides[0].Config[k]; got != v {
+		if got := configField(s.Sides[0].Config, k); got != v {
 			t.Errorf("%s = %v, want %v", k, got, v)
 		}
 	}
@@ -164,7 +167,7 @@ func TestMalformedURLShowsNoticeAndRuns(t *testing.T) {
 			t.Errorf("visible notices lack %q: %s", want, shown)
 		}
 	}
-	if c := s.Sides[0].Config; c["Tokens"] != 4096.0 || c["Policy"] != "h2o" {
+	if c := s.Sides[0].Config; c.Tokens != 4096 || c.Policy != "h2o" {
 		t.Errorf("clamped config %v", c)
 	}
 	tb.waitJS(fmt.Sprintf(`JSON.parse(window.kvscope.state()).step > %d`, s.Step+3), 10*time.Second)
@@ -238,11 +241,11 @@ func TestCompareMode(t *testing.T) {
 		t.Fatalf("compare: %v, sides %d", s.Compare, len(s.Sides))
 	}
 	a, b := s.Sides[0], s.Sides[1]
-	if b.Config["Policy"] != "window" || a.Config["Seed"] != b.Config["Seed"] {
+	if b.Config.Policy != "window" || a.Config.Seed != b.Config.Seed {
 		t.Errorf("B config %v", b.Config)
 	}
-	if a.Metrics["Mass"] == b.Metrics["Mass"] {
-		t.Errorf("A and B show the same attention mass %v", a.Metrics["Mass"])
+	if a.Metrics.Mass == b.Metrics.Mass {
+		t.Errorf("A and B show the same attention mass %v", a.Metrics.Mass)
 	}
 	if tb.eval(`document.getElementById("side-1").hidden ? "hidden" : "shown"`) != "shown" {
 		t.Error("B's map is hidden")
@@ -252,8 +255,8 @@ func TestCompareMode(t *testing.T) {
 	tb.waitJS(`document.querySelector("[data-key=policy]").value === "window"`, 5*time.Second)
 	tb.setControl("recent", "64")
 	s = tb.settle()
-	if s.Sides[1].Config["Recent"] != 64.0 || s.Sides[0].Config["Recent"] == 64.0 {
-		t.Errorf("editing B: A recent %v, B recent %v", s.Sides[0].Config["Recent"], s.Sides[1].Config["Recent"])
+	if s.Sides[1].Config.Recent != 64 || s.Sides[0].Config.Recent == 64 {
+		t.Errorf("editing B: A recent %v, B recent %v", s.Sides[0].Config.Recent, s.Sides[1].Config.Recent)
 	}
 }
 
@@ -271,19 +274,27 @@ func TestScreenshot(t *testing.T) {
 }
 
 // TestFrameTimes logs requestAnimationFrame intervals while the default
-// configuration plays, and while paused for comparison. It asserts only
+// configuration plays at a history of 4,096 tokens (the longest run,
+// where a frame has the most to draw), and while paused for comparison.
+// It asserts that the measured frames were of that run, playing, and
 // that frames arrive; the figures are for people (headless software
 // rendering on a shared machine is not a visitor's GPU).
 func TestFrameTimes(t *testing.T) {
-	tb := open(t, "")
+	const start = view.MaxTokens - 512
+	tb := open(t, fmt.Sprintf("tokens=%d&at=%d&play=1", view.MaxTokens, start))
+	s0 := tb.state()
 	playing := frameIntervals(t, tb, 120)
 	s := tb.state()
+	if s.Tokens != view.MaxTokens || !s.Playing || s.Replay || s0.Step < start || s.Step <= s0.Step || s.Step >= view.MaxTokens {
+		t.Fatalf("measured run: tokens %d, steps %d→%d, playing %v, replaying %v; want %d tokens, playing from step %d on",
+			s.Tokens, s0.Step, s.Step, s.Playing, s.Replay, view.MaxTokens, start)
+	}
 	tb.key(" ")
 	tb.waitJS(`!JSON.parse(window.kvscope.state()).playing`, 5*time.Second)
 	idle := frameIntervals(t, tb, 40)
 	q := func(d []float64, p float64) float64 { return d[int(p*float64(len(d)-1))] }
-	t.Logf("frame intervals while playing (%d frames): p50 %.1f ms, p95 %.1f ms, max %.1f ms; paused: p50 %.1f ms, p95 %.1f ms",
-		len(playing), q(playing, 0.5), q(playing, 0.95), playing[len(playing)-1], q(idle, 0.5), q(idle, 0.95))
+	t.Logf("frame intervals while playing steps %d–%d of %d (%d frames): p50 %.1f ms, p95 %.1f ms, max %.1f ms; paused: p50 %.1f ms, p95 %.1f ms",
+		s0.Step, s.Step, s.Tokens, len(playing), q(playing, 0.5), q(playing, 0.95), playing[len(playing)-1], q(idle, 0.5), q(idle, 0.95))
 	t.Logf("Go per frame (moving averages): Update %.2f ms, Draw %.2f ms", s.UpdMs, s.DrawMs)
 }
 

@@ -1,0 +1,77 @@
+package view
+
+import "github.com/kvscope/kvscope/core/sim"
+
+// PageState is the page's numbers as its window.kvscope.state() returns
+// them (as JSON), for tests and tools: the page fills it, the browser
+// tests read it back. Non-finite metrics are reported as -1.
+type PageState struct {
+	Ready    bool       `json:"ready"`     // the first picture is drawn
+	Step     int        `json:"step"`      // tokens in the history
+	Tokens   int        `json:"tokens"`    // the run's length
+	Playing  bool       `json:"playing"`   //
+	Compare  bool       `json:"compare"`   // configuration B is shown
+	Frames   int        `json:"frames"`    // frames drawn
+	Version  int        `json:"version"`   // bumps whenever anything shown changes
+	Scale    float64    `json:"scale"`     // device px per CSS px
+	URL      string     `json:"url"`       // the settings as a link (Encode)
+	Notices  []string   `json:"notices"`   // the notices shown
+	Sides    []PageSide `json:"sides"`     // the configurations shown
+	Broken   bool       `json:"broken"`    // repeated internal errors stopped the simulation
+	ScaleTxt string     `json:"scaleText"` // A's model-scale readout
+	Replay   bool       `json:"replaying"` // the engines are catching up with the step shown
+	UpdMs    float64    `json:"updateMs"`  // moving average of a frame's Update, ms
+	DrawMs   float64    `json:"drawMs"`    // moving average of a drawn frame's Draw, ms
+	GCs      uint32     `json:"gcs"`       // garbage collections so far
+	GCMs     float64    `json:"gcMs"`      // their total pause, ms
+	HeapMB   float64    `json:"heapMB"`    // live heap, MiB
+
+	Mode      string    `json:"mode"`      // ModeSynthetic or ModeModel
+	Model     PageModel `json:"model"`     // the real model's file
+	Text      *PageText `json:"text"`      // real-model mode: the two texts; nil otherwise
+	StepsPerS float64   `json:"stepsPerS"` // engine steps per second of stepping time since the mode was chosen
+	RunPrompt int       `json:"runPrompt"` // positions of the prompt (real model: BOS + prompt tokens)
+}
+
+// PageSide is one configuration shown.
+type PageSide struct {
+	Config   sim.Config       `json:"config"`      // what the engine runs
+	Kept     float64          `json:"kept"`        // tokens kept per head (KeptPerHead)
+	Full     int64            `json:"fullBytes"`   // FP16 bytes of the history
+	Evict    int64            `json:"evictBytes"`  // FP16 bytes of what eviction keeps
+	Stored   int64            `json:"storedBytes"` // bytes the cache holds
+	Metrics  sim.Metrics      `json:"metrics"`     // this step's fidelity
+	CellCSS  float64          `json:"cellCSS"`     // token width on the map, CSS px
+	Columns  int              `json:"columns"`     // columns drawn
+	Probes   map[string]Probe `json:"probes"`      // per role name: a cell drawn alone in its column
+	Roles    map[string]int   `json:"roles"`       // cells per role name
+	Storages map[string]int   `json:"storages"`    // cached cells per storage name
+}
+
+// Probe is a cell on screen: where its centre is (CSS px, viewport) and
+// the colour it should be drawn in.
+type Probe struct {
+	X, Y      float64
+	Head, Pos int
+	RGB       [3]uint8
+}
+
+// PageModel describes the real model's file.
+type PageModel struct {
+	Loaded bool   `json:"loaded"`
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+	Known  bool   `json:"known"`  // the file is the one the page is made for
+	Error  string `json:"error"`  // why loading failed
+	Status string `json:"status"` // what the page says about it
+}
+
+// PageText is the real model's two texts and how far they agree.
+type PageText struct {
+	Full       string  `json:"full"`       // decoded with the uncompressed cache
+	Compressed string  `json:"compressed"` // decoded with the compressed cache
+	Diverge    int     `json:"diverge"`    // first position where they differ; -1 while identical
+	NextKL     float64 `json:"nextKL"`     // this step's next-token KL
+	MeanKL     float64 `json:"meanKL"`
+	Agreement  float64 `json:"agreement"` // share of steps whose top-1 tokens agree
+}
