@@ -221,7 +221,7 @@ func (l *Layer) observe(q []float32, pos int) {
 // window.
 func (l *Layer) snapSelect() {
 	cfg := &l.cfg
-	capacity := len(l.logits)
+	capacity := l.capacity
 	qs := cfg.Heads * cfg.Dim
 	winStart := l.promptEnd - cfg.Recent
 	for g := range l.heads {

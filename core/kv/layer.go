@@ -49,7 +49,7 @@ type Layer struct {
 
 	// scratch, sized once
 	w      []float32 // per query head: weights over its kv head's tokens (Heads × capacity)
-	logits []float32 // capacity
+	capacity int // tokens a head holds at most
 	agg    []float64 // capacity: attention summed, then averaged, over all heads
 	obsQ   []float32 // SnapKV: the last Recent queries (ring, Recent × Heads × Dim)
 	obsPos []int32   // positions of those queries
@@ -98,7 +98,7 @@ func NewLayer(cfg Config) (*Layer, error) {
 		l.undoable = l.undoable && undoable(l.heads[g].keys) && undoable(l.heads[g].values)
 	}
 	l.w = make([]float32, cfg.Heads*capacity)
-	l.logits = make([]float32, capacity)
+	l.capacity = capacity
 	l.agg = make([]float64, capacity)
 	if cfg.Policy == SnapKV {
 		l.obsQ = make([]float32, cfg.Recent*cfg.Heads*cfg.Dim)
@@ -110,7 +110,7 @@ func NewLayer(cfg Config) (*Layer, error) {
 
 // Capacity is the most tokens a head holds at once: the capacity its
 // stores were made with.
-func (l *Layer) Capacity() int { return len(l.logits) }
+func (l *Layer) Capacity() int { return l.capacity }
 
 // Config returns the layer's configuration.
 func (l *Layer) Config() Config { return l.cfg }
@@ -327,7 +327,33 @@ func (l *Layer) checkToken(pos int, k, v []float32) error {
 	if err := checkFinite("key", k); err != nil {
 		return err
 	}
-	return checkFinite("value", v)
+	if err := checkFinite("value", v); err != nil {
+		return err
+	}
+	// Stores that cannot undo an Append, or the step whose EndPrompt evicts
+	// first: ask every store now whether it will take its part, so that no
+	// head changes unless all of them can.
+	for g := range l.heads {
+		h := &l.heads[g]
+		for _, sv := range [...]struct {
+			s    Store
+			x    []float32
+			name string
+		}{{h.keys, k[g*cfg.Dim : (g+1)*cfg.Dim], "keys"}, {h.values, v[g*cfg.Dim : (g+1)*cfg.Dim], "values"}} {
+			if c, ok := sv.s.(checker); ok {
+				if err := c.Check(sv.x); err != nil {
+					return fmt.Errorf("kv: head %d %s: %w", g, sv.name, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// A checker is a Store that can say beforehand whether Append would take
+// a vector (all but room: kv never appends to a full store).
+type checker interface {
+	Check(x []float32) error
 }
 
 // unappend takes back the token just appended to heads [0, n), after a
@@ -401,7 +427,7 @@ func (l *Layer) Step(pos int, q, k, v, out []float32) error {
 // stored tokens, writes the outputs and averages the weights per kv head.
 func (l *Layer) attend(q, out []float32) {
 	cfg := &l.cfg
-	capacity := len(l.logits)
+	capacity := l.capacity
 	scale := float32(1 / math.Sqrt(float64(cfg.Dim)))
 	for g := range l.heads {
 		h := &l.heads[g]
@@ -461,7 +487,7 @@ func (l *Layer) accumulate() {
 		// per query head that is the same softmax without the last entry,
 		// renormalized. It is averaged over all heads of the layer; the new
 		// token enters with score 0.
-		capacity := len(l.logits)
+		capacity := l.capacity
 		h0 := &l.heads[0]
 		n := len(h0.pos)
 		for qh := 0; qh < l.cfg.Heads; qh++ {

@@ -28,9 +28,26 @@ func (c Config) Validate() error {
 	return c.validateCache()
 }
 
+// calibratedRanges reports whether storage uses ranges learned beforehand
+// (channel and tensor granularity at 8 bits or fewer).
+func (c Config) calibratedRanges() bool {
+	g := strings.ToLower(c.Granularity)
+	return (g == "channel" || g == "tensor") && c.Bits <= 8
+}
+
+// needsCalibration reports whether the storage learns ranges or a basis.
+func (c Config) needsCalibration() bool { return c.calibratedRanges() || c.Rank > 0 }
+
+// maxFloats caps what a run holds per array (the uncompressed history kept
+// for the reference): 2^28 floats, 1 GiB.
+const maxFloats = 1 << 28
+
 // validateCache checks everything but the generator's knobs.
 func (c Config) validateCache() error {
 	switch {
+	case c.RefStride > 0 && int64(c.Tokens)*int64(c.Layers)*int64(max(c.KVHeads, c.Heads))*int64(c.HeadDim) > maxFloats:
+		return fmt.Errorf("sim: %d tokens × %d layers × %d heads × %d dims is too long a history to keep for the reference (at most %d values); turn the reference off or shorten the run",
+			c.Tokens, c.Layers, max(c.KVHeads, c.Heads), c.HeadDim, maxFloats)
 	case c.Layers < 1 || c.Heads < 1 || c.KVHeads < 1 || c.HeadDim < 1:
 		return fmt.Errorf("sim: layers (%d), heads (%d), kv heads (%d) and head dim (%d) must be positive", c.Layers, c.Heads, c.KVHeads, c.HeadDim)
 	case c.Tokens < 1 || c.Tokens > 1<<24:
@@ -151,8 +168,8 @@ func calibrate(c Config, newSource func() (Source, error)) (calibration, error) 
 
 func calibrateArrays(c Config, newSource func() (Source, error)) (kcal, vcal []*quant.Calibration, kb, vb [][]float32, err error) {
 	gran := strings.ToLower(c.Granularity)
-	needCal := (gran == "channel" || gran == "tensor") && c.Bits <= 8
-	if !needCal && c.Rank == 0 {
+	needCal := c.calibratedRanges()
+	if !c.needsCalibration() {
 		return nil, nil, nil, nil, nil
 	}
 	g, err := newSource()

@@ -35,6 +35,7 @@ func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*
 		if err != nil {
 			return nil, err
 		}
+		kc.Seed += uint64(l) // the random policy draws differently in every layer
 		maker := func(side int) kv.StoreMaker {
 			return func(g, dim, capacity int) (kv.Store, error) {
 				i := l*cfg.KVHeads + g

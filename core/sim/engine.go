@@ -81,7 +81,7 @@ func newEngine(cfg Config, newSource func() (Source, error)) (*Engine, error) {
 		e.histV = make([]float32, cfg.Tokens*kvLen)
 		e.refW = make([]float32, cfg.Layers*cfg.Heads*cfg.Tokens)
 		e.refOut = make([]float32, cfg.Heads*d)
-		e.history = make([]Metrics, 0, cfg.Tokens/cfg.RefStride+1)
+		e.history = make([]Metrics, 0, (cfg.Tokens-1)/cfg.RefStride+2) // every stride-th step and the last
 		e.shownRef = make([]int, cfg.Layers)
 		for i := range e.shownRef {
 			e.shownRef[i] = -1

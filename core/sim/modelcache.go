@@ -21,11 +21,10 @@ type ModelCache struct {
 	cfg        Config
 	c          *caches
 	reposition bool
-	kbuf       []float32   // one token's rotated key (kvDim)
-	rot        *rotation   // cos/sin table of RoPE
-	ref        *tapCache   // the reference the metrics compare with; nil for none
-	sum        Metrics     // metrics summed over the layers of the current token
-	qs         [][]float32 // per layer: the query as attended (for metrics)
+	kbuf       []float32 // one token's rotated key (kvDim)
+	rot        *rotation // cos/sin table of RoPE
+	ref        *tapCache // the reference the metrics compare with; nil for none
+	sum        Metrics   // metrics summed over the layers of the current token
 }
 
 // NewModelCache returns a compressed cache for model configuration mc
@@ -60,16 +59,7 @@ func NewModelCache(mc model.Config, cfg Config, maxTokens, prompt int, repositio
 	if mcache.c, err = newCaches(cfg, c, wrap); err != nil {
 		return nil, err
 	}
-	mcache.qs = make([][]float32, mc.Layers)
-	for l := range mcache.qs {
-		mcache.qs[l] = make([]float32, mc.Dim)
-	}
 	return mcache, nil
-}
-
-// needsCalibration reports whether the storage learns ranges or a basis.
-func (c Config) needsCalibration() bool {
-	return (c.Granularity == "channel" || c.Granularity == "tensor") && c.Bits <= 8 || c.Rank > 0
 }
 
 // Attend implements model.Cache.
@@ -90,7 +80,6 @@ func (m *ModelCache) Attend(l, pos int, q, k, v, out []float32) error {
 	if err := m.c.step(l, pos, m.cfg.Prompt, q, key, v, out); err != nil {
 		return err
 	}
-	copy(m.qs[l], q)
 	if m.ref != nil && !m.reposition {
 		full := m.ref.full
 		m.sum = m.sum.add(m.c.measure(l, q, out, m.ref.out[l], func(qh int) []float32 { return full.Attention(l, qh) }))

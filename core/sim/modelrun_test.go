@@ -138,3 +138,19 @@ func TestModelPerplexity(t *testing.T) {
 		t.Fatal("empty text accepted")
 	}
 }
+
+// Granularity names are case-insensitive everywhere: "Channel" calibrates
+// like "channel" (it once fell through to an uncalibrated placeholder).
+func TestModelGranularityCase(t *testing.T) {
+	m := loadModel(t)
+	kl := map[string]float64{}
+	for _, g := range []string{"channel", "Channel"} {
+		cfg := DefaultConfig()
+		cfg.Policy, cfg.Bits, cfg.Granularity = "full", 4, g
+		r := runModel(t, m, cfg, "Once upon a time", 60, false)
+		kl[g] = r.Snapshot(0).Text.MeanKL
+	}
+	if kl["channel"] != kl["Channel"] {
+		t.Fatalf("mean KL %v for channel, %v for Channel", kl["channel"], kl["Channel"])
+	}
+}

@@ -35,7 +35,9 @@ func (e *Engine) Project(m Model, tokens int) int64 {
 		return 0
 	}
 	mem := e.Memory()
-	perElem := float64(mem.Total()-mem.Index) / float64(cached)
+	// Per cached element: payload, scales, residual and holes. The low-rank
+	// bases are a fixed cost per store, projected separately below.
+	perElem := float64(mem.Total()-mem.Index-mem.Factors) / float64(cached)
 	kc, _ := e.cfg.kv()
 	kept := tokens
 	switch kc.Policy {
@@ -52,7 +54,17 @@ func (e *Engine) Project(m Model, tokens int) int64 {
 	elems := 2 * int64(m.Layers*m.KVHeads*m.HeadDim) * int64(kept)
 	index := int64(0)
 	if kc.Policy != kv.Full {
-		index = 4 * int64(kept) * int64(m.Layers*m.KVHeads)
+		heads := m.KVHeads
+		if kc.Shared && kc.Policy != kv.SnapKV || kc.Policy == kv.Seed000 {
+			heads = 1 // one shared index map per layer
+		}
+		index = 4 * int64(kept) * int64(m.Layers*heads)
 	}
-	return int64(perElem*float64(elems)) + index
+	factors := int64(0)
+	if e.cfg.Rank > 0 {
+		// The same share of each head's dimensions, an FP16 basis per K and V store.
+		rank := (e.cfg.Rank*m.HeadDim + e.cfg.HeadDim - 1) / e.cfg.HeadDim
+		factors = 2 * int64(m.Layers*m.KVHeads) * int64(rank*m.HeadDim) * 2
+	}
+	return int64(perElem*float64(elems)) + index + factors
 }

@@ -34,7 +34,9 @@ func (r Role) String() string {
 	return "unknown"
 }
 
-// Storage says how a cached token's key and value are held.
+// Storage says how a cached token's key is held (under KIVI its value,
+// quantized per token, may already be compressed while the key waits for
+// its block).
 type Storage uint8
 
 // Storage kinds. The zero value, NotStored, is used for evicted and future positions.
@@ -113,7 +115,7 @@ type Snapshot struct {
 	EvictBytes int64  // FP16 bytes of the tokens eviction keeps, before storage compression
 
 	Metrics Metrics   // this step
-	History []Metrics // one per step so far (sparklines)
+	History []Metrics // one per reference step so far (sparklines)
 
 	Tokens []string     // real-model mode: the text of each position; nil for synthetic streams
 	Text   *TextCompare // real-model mode: the two continuations; nil for synthetic streams

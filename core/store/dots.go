@@ -91,14 +91,6 @@ func (s *Store) prepare(qs []float32) {
 // dotSealed returns qs·x̂ for a sealed slot, in stored coordinates.
 func (s *Store) dotSealed(qs []float32, slot int) float32 {
 	sd := s.sdim
-	if s.tok8 {
-		// The per-token layout with one group, as the general modeToken
-		// path below computes it, without its per-group slicing.
-		p := s.tokPar[slot]
-		var t float32
-		t += p.Scale*quant.DotPacked(qs, s.codes[slot*sd:(slot+1)*sd], 8) + p.Min*s.qsum[0]
-		return t
-	}
 	switch s.mode {
 	case modeF32:
 		var t float32

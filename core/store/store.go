@@ -254,6 +254,29 @@ func (s *Store) Config() Config { return s.cfg }
 // is not Dim, or x holds NaN or Inf, or, unless Bits is 32 with no residual,
 // a value beyond ±quant.MaxFP16. It allocates nothing.
 func (s *Store) Append(x []float32) (int, error) {
+	return s.append(x)
+}
+
+// Check returns the error Append would return for x's length or values
+// (NaN, ±Inf, or beyond FP16 where FP16 is involved) without storing
+// anything; it does not report a full store. It allocates nothing.
+func (s *Store) Check(x []float32) error {
+	if len(x) != s.dim {
+		return fmt.Errorf("store: Append of %d values, want %d", len(x), s.dim)
+	}
+	limit := float32(math.MaxFloat32)
+	if s.cfg.Bits != 32 || s.usesResidual() {
+		limit = quant.MaxFP16
+	}
+	for _, v := range x {
+		if !(v >= -limit && v <= limit) {
+			return appendErr(v)
+		}
+	}
+	return nil
+}
+
+func (s *Store) append(x []float32) (int, error) {
 	if len(x) != s.dim {
 		return 0, fmt.Errorf("store: Append of %d values, want %d", len(x), s.dim)
 	}

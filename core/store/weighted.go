@@ -46,13 +46,6 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 			}
 			continue
 		}
-		if s.tok8 {
-			// The per-token layout with one group, as the general
-			// modeToken path below computes it.
-			p := s.tokPar[slot]
-			addAffine(acc, wi*p.Scale, wi*p.Min, s.codes[slot*sd:(slot+1)*sd])
-			continue
-		}
 		switch s.mode {
 		case modeF32:
 			for j, v := range s.f32[slot*sd : (slot+1)*sd] {
