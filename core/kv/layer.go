@@ -48,11 +48,11 @@ type Layer struct {
 	promptEnd int // first position after the prompt; -1 while in the prompt
 
 	// scratch, sized once
-	w      []float32 // per query head: weights over its kv head's tokens (Heads × capacity)
-	capacity int // tokens a head holds at most
-	agg    []float64 // capacity: attention summed, then averaged, over all heads
-	obsQ   []float32 // SnapKV: the last Recent queries (ring, Recent × Heads × Dim)
-	obsPos []int32   // positions of those queries
+	w        []float32 // per query head: weights over its kv head's tokens (Heads × capacity)
+	capacity int       // tokens a head holds at most
+	agg      []float64 // capacity: attention summed, then averaged, over all heads
+	obsQ     []float32 // SnapKV: the last Recent queries (ring, Recent × Heads × Dim)
+	obsPos   []int32   // positions of those queries
 
 	undoable bool // every store refuses NaN and ±Inf and can undo an Append (see undoer)
 
