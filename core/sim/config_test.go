@@ -23,7 +23,7 @@ func TestConfigErrors(t *testing.T) {
 		{"budget below sink", func(c *Config) { c.Sink, c.Recent, c.Heavy = 8, 0, 0 }, "sink"},
 		{"NaN knob", func(c *Config) { c.Locality = math.NaN() }, "Locality"},
 		{"gqa", func(c *Config) { c.KVHeads = 3 }, "KVHeads"},
-		{"history too long to keep", func(c *Config) { c.Tokens, c.Heads, c.KVHeads, c.HeadDim = 1 << 24, 64, 64, 128 }, "too long"},
+		{"history too long to keep", func(c *Config) { c.Tokens, c.Heads, c.KVHeads, c.HeadDim = 1<<24, 64, 64, 128 }, "too long"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultConfig()
