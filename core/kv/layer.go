@@ -446,30 +446,8 @@ func (l *Layer) attend(q, out []float32) {
 	}
 }
 
-// softmax replaces x by softmax(scale·x). The exponentials are expNeg's
-// (relative error below 3e-7); the weights are normalized by one
-// reciprocal.
-func softmax(x []float32, scale float32) {
-	if len(x) == 0 {
-		return
-	}
-	m := x[0]
-	for _, v := range x[1:] {
-		if v > m { // not the builtin max: its NaN handling is a call under wasm
-			m = v
-		}
-	}
-	var s float32
-	for i, v := range x {
-		e := fastmath.ExpNeg((v - m) * scale)
-		x[i] = e
-		s += e
-	}
-	inv := 1 / s
-	for i := range x {
-		x[i] *= inv
-	}
-}
+// softmax replaces x by softmax(scale·x) (see fastmath.Softmax).
+func softmax(x []float32, scale float32) { fastmath.Softmax(x, scale) }
 
 // accumulate adds this step's attention to the scores, as the policy wants.
 func (l *Layer) accumulate() {

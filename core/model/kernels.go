@@ -140,27 +140,7 @@ func rmsNorm(dst, x, w []float32, eps float32) {
 
 // Softmax replaces x by softmax(x) in place, subtracting the maximum first for
 // stability. It does nothing for an empty slice.
-func Softmax(x []float32) {
-	if len(x) == 0 {
-		return
-	}
-	m := x[0]
-	for _, v := range x[1:] {
-		if v > m { // not the builtin max: its NaN handling is a call under wasm
-			m = v
-		}
-	}
-	var sum float32
-	for i, v := range x {
-		e := fastmath.ExpNeg(v - m)
-		x[i] = e
-		sum += e
-	}
-	inv := 1 / sum
-	for i := range x {
-		x[i] *= inv
-	}
-}
+func Softmax(x []float32) { fastmath.Softmax(x, 1) }
 
 // silu returns x·σ(x) = x / (1 + e^−x), using fastmath.ExpNeg on the side where the
 // exponent is not positive.

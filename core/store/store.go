@@ -545,12 +545,7 @@ func (s *Store) decode(slot int, dst []float32) {
 		quant.FromFP16(dst, s.f16[slot*sd:(slot+1)*sd])
 		return
 	}
-	cb := s.cbuf
-	if s.cfg.Bits == 8 {
-		cb = s.codeRow(slot) // one code per byte: read the row in place
-	} else {
-		quant.Unpack(cb, s.codeRow(slot), s.cfg.Bits)
-	}
+	cb := s.unpacked(slot)
 	switch s.mode {
 	case modeToken:
 		par := s.tokPar[slot*s.groups : (slot+1)*s.groups]
@@ -594,6 +589,16 @@ func (s *Store) Memory() Memory {
 }
 
 func (s *Store) resRow(slot int) []uint16 { return s.res[slot*s.dim : (slot+1)*s.dim] }
+
+// unpacked returns slot's codes one per byte: the row itself at 8 bits,
+// else unpacked into the store's scratch (valid until the next call).
+func (s *Store) unpacked(slot int) []uint8 {
+	if s.cfg.Bits == 8 {
+		return s.codeRow(slot)
+	}
+	quant.Unpack(s.cbuf, s.codeRow(slot), s.cfg.Bits)
+	return s.cbuf
+}
 
 func (s *Store) codeRow(slot int) []byte {
 	return s.codes[slot*s.rowBytes : (slot+1)*s.rowBytes]

@@ -58,12 +58,7 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 			}
 			continue
 		}
-		cb := s.cbuf
-		if s.cfg.Bits == 8 {
-			cb = s.codeRow(slot) // one code per byte: read the row in place
-		} else {
-			quant.Unpack(cb, s.codeRow(slot), s.cfg.Bits)
-		}
+		cb := s.unpacked(slot)
 		switch s.mode {
 		case modeToken:
 			par := s.tokPar[slot*s.groups : (slot+1)*s.groups]

@@ -20,3 +20,29 @@ func ExpNeg(x float32) float32 {
 	p := ((((((1.0/720)*r+1.0/120)*r+1.0/24)*r+1.0/6)*r+0.5)*r+1)*r + 1
 	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }
+
+// Softmax replaces x by softmax(scale·x) in place, subtracting the maximum
+// first for stability; scale must be positive. The exponentials are
+// ExpNeg's; the weights are normalized by one reciprocal. It does nothing
+// for an empty slice and allocates nothing.
+func Softmax(x []float32, scale float32) {
+	if len(x) == 0 {
+		return
+	}
+	m := x[0]
+	for _, v := range x[1:] {
+		if v > m { // not the builtin max: its NaN handling is a call under wasm
+			m = v
+		}
+	}
+	var s float32
+	for i, v := range x {
+		e := ExpNeg((v - m) * scale)
+		x[i] = e
+		s += e
+	}
+	inv := 1 / s
+	for i := range x {
+		x[i] *= inv
+	}
+}
