@@ -59,7 +59,7 @@ func (s *spark) set(hs []float32) {
 
 // memBars is one side's three memory bars: a row of segment spans each.
 type memBars struct {
-	segs [3][6]js.Value
+	segs [3][view.MaxSegs]js.Value
 	last string
 }
 
@@ -72,7 +72,7 @@ func newMemBars(id string) *memBars {
 	var b strings.Builder
 	for range 3 {
 		b.WriteString(`<div class="bar">`)
-		for range 6 {
+		for range view.MaxSegs {
 			b.WriteString(`<i hidden></i>`)
 		}
 		b.WriteString(`</div>`)
@@ -93,7 +93,7 @@ func (m *memBars) set(bars *[3]view.Bar, scaleBytes int64) {
 		return
 	}
 	var key strings.Builder
-	var pct [3][6]string
+	var pct [3][view.MaxSegs]string
 	for i := range bars {
 		for k := 0; k < bars[i].N; k++ {
 			pct[i][k] = strconv.FormatFloat(100*float64(bars[i].Segs[k].Bytes)/float64(scaleBytes), 'f', 2, 64) + "%"

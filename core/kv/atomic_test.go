@@ -137,3 +137,22 @@ func TestCosts(t *testing.T) {
 		t.Fatalf("costs kept after timing was turned off: %+v", l.Costs())
 	}
 }
+
+// The policy's own state is counted: float64 scores per cached token and
+// head (once when shared), float32 key norms, nothing for the rest.
+func TestScoreBytes(t *testing.T) {
+	for _, tc := range []struct {
+		policy Policy
+		shared bool
+		per    int64 // bytes per cached token and head
+		heads  int64 // heads charged
+	}{{H2O, false, 8, 2}, {H2O, true, 8, 1}, {Seed000, false, 8, 1}, {Knorm, false, 4, 2}, {Chunk, true, 4, 1},
+		{Window, false, 0, 0}, {Streaming, false, 0, 0}, {Random, false, 0, 0}, {TOVA, false, 0, 0}, {Full, false, 0, 0}} {
+		cfg := Config{Policy: tc.policy, Shared: tc.shared, Sink: 1, Recent: 3, Heavy: 2, ChunkSize: 4, DropShare: 0.25,
+			Heads: 2, KVHeads: 2, Dim: 4, MaxTokens: 40}
+		l, _ := runPolicy(t, cfg, 40)
+		if got, want := l.ScoreBytes(), tc.per*tc.heads*int64(l.Len(0)); got != want {
+			t.Errorf("%s shared=%v: %d bytes of scores for %d tokens, want %d", tc.policy, tc.shared, got, l.Len(0), want)
+		}
+	}
+}

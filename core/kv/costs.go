@@ -33,3 +33,29 @@ func (l *Layer) SetTiming(on bool) {
 
 // Costs returns the stage times measured since timing was turned on.
 func (l *Layer) Costs() Costs { return l.costs }
+
+// ScoreBytes is the memory of the policy's per-token state: accumulated
+// attention scores (H2O, Seed000: 8 bytes, float64, per cached token and
+// head, or once per layer when the decision is shared) and key norms
+// (Knorm, Chunk: 4 bytes). Window, Streaming, Random and Full keep none;
+// TOVA and SnapKV rank by attention computed at that step (SnapKV's
+// prompt scores are dropped once the prompt is compressed).
+func (l *Layer) ScoreBytes() int64 {
+	var per int64
+	switch l.cfg.Policy {
+	case H2O, Seed000:
+		per = 8
+	case Knorm, Chunk:
+		per = 4
+	default:
+		return 0
+	}
+	if l.cfg.sharedDecision() {
+		return per * int64(len(l.heads[0].pos))
+	}
+	var n int64
+	for g := range l.heads {
+		n += int64(len(l.heads[g].pos))
+	}
+	return per * n
+}

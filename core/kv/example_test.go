@@ -96,8 +96,8 @@ func (r *seed000Run) memory() (m store.Memory, index int64) {
 
 // Seed 000's 1000-token run, with its table computed from what the cache
 // really holds: the seed's four lines count the INT8 codes only; the last
-// line adds the per-channel scales and zero points and the index map of
-// original positions, which the seed leaves out.
+// line adds the per-channel scales and zero points, the index map of
+// original positions and the accumulated scores, which the seed leaves out.
 func Example_seed000() {
 	run, err := newSeed000Run(1000)
 	if err != nil {
@@ -118,13 +118,14 @@ func Example_seed000() {
 	fmt.Printf("With eviction only: %.1f MB (%d tokens)\n", fp16(kept), kept)
 	fmt.Printf("With eviction + INT8: %.1f MB\n", float64(m.Payload)/mb)
 	fmt.Printf("Overall compression: %.1fx\n", fp16(run.steps)*mb/float64(m.Payload))
-	total := m.Total() + index
-	fmt.Printf("Honest: %d B codes + %d B scales/zero points + %d B index map = %.3f MB, %.1fx\n",
-		m.Payload, m.Meta, index, float64(total)/mb, fp16(run.steps)*mb/float64(total))
+	scores := run.layer.ScoreBytes()
+	total := m.Total() + index + scores
+	fmt.Printf("Honest: %d B codes + %d B scales/zero points + %d B index map + %d B scores = %.3f MB, %.1fx\n",
+		m.Payload, m.Meta, index, scores, float64(total)/mb, fp16(run.steps)*mb/float64(total))
 	// Output:
 	// Without compression: 15.6 MB (1000 tokens)
 	// With eviction only: 1.0 MB (64 tokens)
 	// With eviction + INT8: 0.5 MB
 	// Overall compression: 31.2x
-	// Honest: 524288 B codes + 32768 B scales/zero points + 256 B index map = 0.531 MB, 29.4x
+	// Honest: 524288 B codes + 32768 B scales/zero points + 256 B index map + 512 B scores = 0.532 MB, 29.4x
 }

@@ -132,6 +132,7 @@ func (c *caches) memory() Memory {
 			}
 		}
 		m.Index += layer.IndexBytes()
+		m.Scores += layer.ScoreBytes()
 	}
 	return m
 }

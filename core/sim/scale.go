@@ -37,7 +37,7 @@ func (e *Engine) Project(m Model, tokens int) int64 {
 	mem := e.Memory()
 	// Per cached element: payload, scales, residual and holes. The low-rank
 	// bases are a fixed cost per store, projected separately below.
-	perElem := float64(mem.Total()-mem.Index-mem.Factors) / float64(cached)
+	perElem := float64(mem.Total()-mem.Index-mem.Scores-mem.Factors) / float64(cached)
 	kc, _ := e.cfg.kv()
 	kept := tokens
 	switch kc.Policy {
@@ -60,11 +60,17 @@ func (e *Engine) Project(m Model, tokens int) int64 {
 		}
 		index = 4 * int64(kept) * int64(m.Layers*heads)
 	}
+	// The policy's per-token state, at the same bytes per kept token and head.
+	var scores int64
+	if n := e.EvictBytes() / int64(2*2*e.cfg.HeadDim); n > 0 && mem.Scores > 0 {
+		perTokHead := float64(mem.Scores) / float64(n)
+		scores = int64(perTokHead * float64(int64(kept)*int64(m.Layers*m.KVHeads)))
+	}
 	factors := int64(0)
 	if e.cfg.Rank > 0 {
 		// The same share of each head's dimensions, an FP16 basis per K and V store.
 		rank := (e.cfg.Rank*m.HeadDim + e.cfg.HeadDim - 1) / e.cfg.HeadDim
 		factors = 2 * int64(m.Layers*m.KVHeads) * int64(rank*m.HeadDim) * 2
 	}
-	return int64(perElem*float64(elems)) + index + factors
+	return int64(perElem*float64(elems)) + index + scores + factors
 }

@@ -65,12 +65,13 @@ type Memory struct {
 	Residual int64 // FP16 residual window and other uncompressed tokens
 	Factors  int64 // low-rank bases
 	Index    int64 // original positions / index maps of kept tokens
+	Scores   int64 // the policy's per-token state: accumulated scores or key norms
 	Holes    int64 // bytes held by evicted tokens inside blocks that cannot yet be freed
 }
 
 // Total is the sum of every item.
 func (m Memory) Total() int64 {
-	return m.Payload + m.Meta + m.Residual + m.Factors + m.Index + m.Holes
+	return m.Payload + m.Meta + m.Residual + m.Factors + m.Index + m.Scores + m.Holes
 }
 
 // Metrics are the fidelity measures of one step, averaged over heads.

@@ -13,18 +13,22 @@ const (
 	SegResidual        // FP16 residual window
 	SegFactors         // low-rank bases
 	SegIndex           // position index of kept tokens
+	SegScores          // the policy's per-token scores or key norms
 	SegHoles           // evicted tokens' bytes not yet freed
 	NumSegs
 )
 
 // SegNames are the legend's names of the segment kinds.
-var SegNames = [NumSegs]string{"FP16 history", "FP16 kept", "payload", "scales + zero points", "FP16 residual", "low-rank factors", "index", "holes"}
+var SegNames = [NumSegs]string{"FP16 history", "FP16 kept", "payload", "scales + zero points", "FP16 residual", "low-rank factors", "index", "policy scores", "holes"}
 
 // SegColors are the segment kinds' colours.
 var SegColors = [NumSegs]RGBA{
 	hex(0x5b6270), hex(0x8a93a3), hex(0x0072b2), hex(0xcc79a7),
-	hex(0x56b4e9), hex(0x009e73), hex(0xf0e442), hex(0xd55e00),
+	hex(0x56b4e9), hex(0x009e73), hex(0xf0e442), hex(0x9467bd), hex(0xd55e00),
 }
+
+// MaxSegs is the most slices one bar has.
+const MaxSegs = 7
 
 // Segment is one slice of a memory bar.
 type Segment struct {
@@ -32,10 +36,10 @@ type Segment struct {
 	Bytes int64 //
 }
 
-// Bar is one memory bar: at most six slices.
+// Bar is one memory bar: at most MaxSegs slices.
 type Bar struct {
 	Total int64
-	Segs  [6]Segment
+	Segs  [MaxSegs]Segment
 	N     int // slices in use
 }
 
@@ -52,6 +56,7 @@ func MemoryBars(s *sim.Snapshot) [3]Bar {
 	bars[2].add(SegResidual, m.Residual)
 	bars[2].add(SegFactors, m.Factors)
 	bars[2].add(SegIndex, m.Index)
+	bars[2].add(SegScores, m.Scores)
 	bars[2].add(SegHoles, m.Holes)
 	return bars
 }

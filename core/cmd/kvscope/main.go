@@ -242,8 +242,8 @@ func summary(w io.Writer, e *sim.Engine) {
 	fmt.Fprintf(w, "With eviction + %s: %.1f MB\n", label, float64(s.Mem.Payload+s.Mem.Residual)/mb)
 	fmt.Fprintf(w, "Overall compression: %.1fx\n", float64(s.FullBytes)/float64(s.Mem.Payload+s.Mem.Residual))
 	total := s.Mem.Total()
-	fmt.Fprintf(w, "Honest total: %.3f MB (%.1fx) = payload %d + scales/zero points %d + FP16 residual %d + low-rank factors %d + index map %d + holes %d bytes\n",
-		float64(total)/mb, float64(s.FullBytes)/float64(total), s.Mem.Payload, s.Mem.Meta, s.Mem.Residual, s.Mem.Factors, s.Mem.Index, s.Mem.Holes)
+	fmt.Fprintf(w, "Honest total: %.3f MB (%.1fx) = payload %d + scales/zero points %d + FP16 residual %d + low-rank factors %d + index map %d + policy scores %d + holes %d bytes\n",
+		float64(total)/mb, float64(s.FullBytes)/float64(total), s.Mem.Payload, s.Mem.Meta, s.Mem.Residual, s.Mem.Factors, s.Mem.Index, s.Mem.Scores, s.Mem.Holes)
 	c := e.Costs()
 	fmt.Fprintf(w, "Time per token: generate %v, store %v, attention %v, eviction %v, reference %v; storing and evicting add %.0f%% to attention\n",
 		c.Generate, c.Store, c.Attend, c.Evict, c.Reference, 100*c.Overhead())
