@@ -39,41 +39,7 @@ func TestLowBitMatchesGeneral(t *testing.T) {
 				if !*flag {
 					t.Fatal("config does not take the kernel")
 				}
-				var live []int
-				q := make([]float32, dim)
-				for step := range 80 {
-					if len(live) == s.Cap() || (len(live) > 0 && r.IntN(3) == 0) {
-						k := r.IntN(len(live))
-						if err := s.Evict(live[k]); err != nil {
-							t.Fatal(err)
-						}
-						live = append(live[:k], live[k+1:]...)
-					}
-					slot, err := s.Append(keyLike(r, dim))
-					if err != nil {
-						t.Fatal(err)
-					}
-					live = append(live, slot)
-					for i := range q {
-						q[i] = float32(r.NormFloat64())
-					}
-					w := make([]float32, len(live))
-					for i := range w {
-						w[i] = r.Float32()
-					}
-					fast, slow := make([]float32, len(live)), make([]float32, len(live))
-					s.Dots(q, live, fast)
-					*flag = false
-					s.Dots(q, live, slow)
-					*flag = true
-					same(t, step, "Dots", fast, slow)
-					fastW, slowW := make([]float32, dim), make([]float32, dim)
-					s.WeightedSum(w, live, fastW)
-					*flag = false
-					s.WeightedSum(w, live, slowW)
-					*flag = true
-					same(t, step, "WeightedSum", fastW, slowW)
-				}
+				churnMatches(t, s, flag, r, dim)
 				if s.Memory().Payload == 0 {
 					t.Fatal("no token was ever sealed: the kernels' sealed path went untested")
 				}

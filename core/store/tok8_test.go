@@ -24,42 +24,50 @@ func TestTok8MatchesGeneral(t *testing.T) {
 			if !s.tok8 {
 				t.Fatal("config does not take the tok8 layout")
 			}
-			var live []int
-			q := make([]float32, tc.dim)
-			for step := range 80 {
-				if len(live) == s.Cap() || (len(live) > 0 && r.IntN(3) == 0) {
-					k := r.IntN(len(live))
-					if err := s.Evict(live[k]); err != nil {
-						t.Fatal(err)
-					}
-					live = append(live[:k], live[k+1:]...)
-				}
-				slot, err := s.Append(keyLike(r, tc.dim))
-				if err != nil {
-					t.Fatal(err)
-				}
-				live = append(live, slot)
-				for i := range q {
-					q[i] = float32(r.NormFloat64())
-				}
-				w := make([]float32, len(live))
-				for i := range w {
-					w[i] = r.Float32()
-				}
-				fast, slow := make([]float32, len(live)), make([]float32, len(live))
-				s.Dots(q, live, fast)
-				s.tok8 = false
-				s.Dots(q, live, slow)
-				s.tok8 = true
-				same(t, step, "Dots", fast, slow)
-				fastW, slowW := make([]float32, tc.dim), make([]float32, tc.dim)
-				s.WeightedSum(w, live, fastW)
-				s.tok8 = false
-				s.WeightedSum(w, live, slowW)
-				s.tok8 = true
-				same(t, step, "WeightedSum", fastW, slowW)
-			}
+			churnMatches(t, s, &s.tok8, r, tc.dim)
 		})
+	}
+}
+
+// churnMatches appends and evicts tokens in s for 80 steps and, at each,
+// holds Dots and WeightedSum with the fast kernel (*fast true) bit for bit
+// equal to the general path (*fast false).
+func churnMatches(t *testing.T, s *Store, fast *bool, r *rand.Rand, dim int) {
+	t.Helper()
+	var live []int
+	q := make([]float32, dim)
+	for step := range 80 {
+		if len(live) == s.Cap() || (len(live) > 0 && r.IntN(3) == 0) {
+			k := r.IntN(len(live))
+			if err := s.Evict(live[k]); err != nil {
+				t.Fatal(err)
+			}
+			live = append(live[:k], live[k+1:]...)
+		}
+		slot, err := s.Append(keyLike(r, dim))
+		if err != nil {
+			t.Fatal(err)
+		}
+		live = append(live, slot)
+		for i := range q {
+			q[i] = float32(r.NormFloat64())
+		}
+		w := make([]float32, len(live))
+		for i := range w {
+			w[i] = r.Float32()
+		}
+		got, want := make([]float32, len(live)), make([]float32, len(live))
+		s.Dots(q, live, got)
+		*fast = false
+		s.Dots(q, live, want)
+		*fast = true
+		same(t, step, "Dots", got, want)
+		gotW, wantW := make([]float32, dim), make([]float32, dim)
+		s.WeightedSum(w, live, gotW)
+		*fast = false
+		s.WeightedSum(w, live, wantW)
+		*fast = true
+		same(t, step, "WeightedSum", gotW, wantW)
 	}
 }
 
@@ -67,7 +75,7 @@ func same(t *testing.T, step int, what string, got, want []float32) {
 	t.Helper()
 	for i := range got {
 		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-			t.Fatalf("step %d: %s[%d] = %v by the tok8 kernel, %v by the general path", step, what, i, got[i], want[i])
+			t.Fatalf("step %d: %s[%d] = %v by the fast kernel, %v by the general path", step, what, i, got[i], want[i])
 		}
 	}
 }
