@@ -156,3 +156,30 @@ func TestScoreBytes(t *testing.T) {
 		}
 	}
 }
+
+// TOVA driven by caller-supplied attention does not evict the token that
+// just arrived (it has received no attention yet), even without a recent
+// window.
+func TestTOVAUpdateSparesNewest(t *testing.T) {
+	l, _ := NewLayer(Config{Policy: TOVA, Heavy: 4, Heads: 1, KVHeads: 1, Dim: 2, MaxTokens: 30})
+	k := []float32{1, 0}
+	for pos := range 20 {
+		var attn [][]float32
+		if n := l.Len(0); n > 0 {
+			w := make([]float32, n)
+			for i := range w {
+				w[i] = float32(i+1) / float32(n*(n+1)/2) // later tokens get more
+			}
+			attn = [][]float32{w}
+		}
+		if err := l.Update(pos, k, k, attn); err != nil {
+			t.Fatal(err)
+		}
+		if ps := l.Positions(0); int(ps[len(ps)-1]) != pos {
+			t.Fatalf("position %d evicted on arrival: cache %v", pos, ps)
+		}
+	}
+	if got := l.Positions(0); got[0] != 16 {
+		t.Fatalf("TOVA kept %v; with attention rising toward recent tokens it should keep the last four", got)
+	}
+}

@@ -117,6 +117,9 @@ func (l *Layer) value(g, i int) float64 {
 func (l *Layer) victim(g int) int {
 	h := &l.heads[max(g, 0)]
 	lo, hi := l.sinkCount(h), len(h.pos)-l.recentCount(h)
+	if l.spareNewest && hi == len(h.pos) {
+		hi--
+	}
 	if hi <= lo {
 		return -1
 	}

@@ -56,8 +56,9 @@ type Layer struct {
 
 	undoable bool // every store refuses NaN and ±Inf and can undo an Append (see undoer)
 
-	timing bool
-	costs  Costs
+	timing      bool
+	costs       Costs
+	spareNewest bool // Update's TOVA step: the newest token may not be evicted
 }
 
 // NewLayer returns an empty cache for cfg, or the reason cfg is invalid.
@@ -609,7 +610,11 @@ func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
 			}
 		}
 	}
+	// TOVA ranks by attention the new token has not received yet (it
+	// arrives after the weights were taken): it is not a candidate.
+	l.spareNewest = l.cfg.Policy == TOVA
 	l.evict(pos)
+	l.spareNewest = false
 	return nil
 }
 
