@@ -104,17 +104,7 @@ func (s *Store) dotSealed(qs []float32, slot int) float32 {
 		return quant.DotPacked(s.qch, s.codeRow(slot), s.cfg.Bits) + s.qconst[0]
 	case modeChannel:
 		b := int(s.block[slot])
-		qb := s.qch[b*sd : (b+1)*sd]
-		if s.stamp[b] != s.call {
-			var c float32
-			for j, p := range s.chPar[b*sd : (b+1)*sd] {
-				qb[j] = qs[j] * p.Scale
-				c += qs[j] * p.Min
-			}
-			s.qconst[b] = c
-			s.stamp[b] = s.call
-		}
-		return quant.DotPacked(qb, s.codeRow(slot), s.cfg.Bits) + s.qconst[b]
+		return quant.DotPacked(s.blockQuery(b, qs), s.codeRow(slot), s.cfg.Bits) + s.qconst[b]
 	}
 	// modeToken
 	par := s.tokPar[slot*s.groups : (slot+1)*s.groups]
@@ -143,4 +133,31 @@ func dotFP16(q []float32, h []uint16) float32 {
 		t += q[i] * fp16(v)
 	}
 	return t
+}
+
+// blockQuery returns the query folded with sealed block b's per-channel
+// scales, q'_j = q_j·s_j, and sets qconst[b] = Σ q_j·m_j; both are made on
+// the block's first use in a call (prepare starts a call) and reused after.
+func (s *Store) blockQuery(b int, qs []float32) []float32 {
+	sd := s.sdim
+	qb := s.qch[b*sd : (b+1)*sd]
+	if s.stamp[b] != s.call {
+		var c float32
+		for j, p := range s.chPar[b*sd : (b+1)*sd] {
+			qb[j] = qs[j] * p.Scale
+			c += qs[j] * p.Min
+		}
+		s.qconst[b] = c
+		s.stamp[b] = s.call
+	}
+	return qb
+}
+
+// unsealedDot returns q·x̂ for a slot that is not sealed: an FP16 residual
+// row. It panics for a free slot, as Dots does.
+func (s *Store) unsealedDot(q []float32, slot int) float32 {
+	if s.state[slot] == slotFree {
+		panic(fmt.Sprintf("store: Dots over free slot %d", slot))
+	}
+	return dotFP16(q, s.resRow(slot))
 }

@@ -25,23 +25,11 @@ func (s *Store) dotsChannel(q []float32, slots []int, dst []float32) {
 	dst = dst[:len(slots)]
 	for i, slot := range slots {
 		if s.state[slot] != slotSealed {
-			if s.state[slot] == slotFree {
-				panic(fmt.Sprintf("store: Dots over free slot %d", slot))
-			}
-			dst[i] = dotFP16(q, s.resRow(slot))
+			dst[i] = s.unsealedDot(q, slot)
 			continue
 		}
 		b := int(s.block[slot])
-		qb := s.qch[b*d:][:d]
-		if s.stamp[b] != s.call {
-			var c float32
-			for j, p := range s.chPar[b*d : (b+1)*d] {
-				qb[j] = q[j] * p.Scale
-				c += q[j] * p.Min
-			}
-			s.qconst[b] = c
-			s.stamp[b] = s.call
-		}
+		qb := s.blockQuery(b, q)
 		row := s.codes[slot*rb:][:rb]
 		var t float32
 		if bits == 2 {

@@ -325,13 +325,7 @@ func TestPanics(t *testing.T) {
 func TestResidualWindow(t *testing.T) {
 	s, _ := New(Config{Bits: 4, Residual: 2}, 4, 8)
 	x := []float32{0.1, 0.2, 0.3, 0.4}
-	kinds := func() string {
-		var b strings.Builder
-		for i := range 5 {
-			fmt.Fprintf(&b, "%c", s.Kind(i).String()[0])
-		}
-		return b.String()
-	}
+	kinds := func() string { return kindsOf(s, 5) }
 	steps := []struct {
 		op   string // "a" append, "eN" evict slot N
 		want string // kinds of slots 0..4: e(mpty) f(ull) q(uantized)
@@ -363,13 +357,7 @@ func TestResidualWindow(t *testing.T) {
 func TestChannelBlocks(t *testing.T) {
 	s, _ := New(Config{Bits: 2, Granularity: PerChannel, GroupSize: 2}, 4, 8)
 	x := []float32{1, 2, 3, 4}
-	kinds := func() string {
-		var b strings.Builder
-		for i := range 5 {
-			fmt.Fprintf(&b, "%c", s.Kind(i).String()[0])
-		}
-		return b.String()
-	}
+	kinds := func() string { return kindsOf(s, 5) }
 	// Sealed token: 4 values × 2 bits = 1 byte; a block's params: 4 channels × 4 bytes = 16.
 	steps := []struct {
 		op                   string
@@ -423,4 +411,14 @@ func TestReset(t *testing.T) {
 			t.Fatalf("%s: Append after Reset = %d, %v", tc.name, slot, err)
 		}
 	}
+}
+
+// kindsOf spells the kinds of slots 0..n-1 by their first letters:
+// e(mpty), f(ull), q(uantized), l(ow rank).
+func kindsOf(s *Store, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%c", s.Kind(i).String()[0])
+	}
+	return b.String()
 }

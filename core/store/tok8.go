@@ -21,10 +21,7 @@ func (s *Store) dotsTok8(q []float32, slots []int, dst []float32) {
 	dst = dst[:len(slots)]
 	for i, slot := range slots {
 		if s.state[slot] != slotSealed {
-			if s.state[slot] == slotFree {
-				panic(fmt.Sprintf("store: Dots over free slot %d", slot))
-			}
-			dst[i] = dotFP16(q, s.resRow(slot))
+			dst[i] = s.unsealedDot(q, slot)
 			continue
 		}
 		// quant.DotPacked's 8-bit kernel: four partial sums over j mod 4.
