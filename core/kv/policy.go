@@ -99,12 +99,3 @@ func (p Policy) budgeted() bool {
 	}
 	return true
 }
-
-// usesAttention reports whether the policy reads attention weights.
-func (p Policy) usesAttention() bool {
-	switch p {
-	case H2O, TOVA, SnapKV, Seed000:
-		return true
-	}
-	return false
-}
