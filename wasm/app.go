@@ -35,6 +35,7 @@ type app struct {
 	good  view.State // last state whose engines were built
 	edit  int        // side the controls edit
 	sides [2]side
+	rec   streams // the synthetic stream's recording the engines share
 
 	acc         float64 // fractional steps owed while playing
 	replayTo    int     // step the engines are catching up to (see replay)
@@ -151,7 +152,7 @@ func (a *app) apply(next view.State, target int) {
 		if _, isModel := s.eng.(*sim.ModelRun); s.eng != nil && !isModel && s.eng.Config() == c && s.eng.Pos() <= target {
 			continue
 		}
-		e, err := newEngine(c)
+		e, err := a.rec.newEngine(c)
 		if err != nil {
 			name := "A"
 			if i == 1 {
@@ -166,11 +167,11 @@ func (a *app) apply(next view.State, target int) {
 			if s.eng != nil && s.eng.Config() == *next.Side(i) {
 				continue
 			}
-			if e, err = newEngine(*next.Side(i)); err != nil {
+			if e, err = a.rec.newEngine(*next.Side(i)); err != nil {
 				// The last good settings fail too (should not happen): defaults.
 				d := view.DefaultState()
 				*next.Side(i) = *d.Side(i)
-				if e, err = newEngine(*next.Side(i)); err != nil {
+				if e, err = a.rec.newEngine(*next.Side(i)); err != nil {
 					panic("kvscope: default configuration refused: " + err.Error())
 				}
 			}

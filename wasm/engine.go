@@ -14,5 +14,26 @@ type engine interface {
 	Config() sim.Config
 }
 
-// newEngine builds the synthetic stream's engine of a configuration.
-var newEngine = func(c sim.Config) (engine, error) { return sim.New(c) }
+// streams holds the page's recording of the synthetic stream: every engine
+// of the same stream settings shares it, so a replay after a compression
+// setting changes, and the comparison's second side, neither generate the
+// stream again nor recompute the reference over the uncompressed history
+// (see sim.Stream).
+type streams struct{ cur *sim.Stream }
+
+// newEngine builds the synthetic stream's engine of a configuration,
+// sharing the recording when one matches; with the reference on, a new
+// recording replaces one that does not.
+func (st *streams) newEngine(c sim.Config) (engine, error) {
+	if st.cur == nil || !st.cur.Matches(c) {
+		if c.RefStride == 0 {
+			return sim.New(c)
+		}
+		s, err := sim.NewStream(c)
+		if err != nil {
+			return nil, err
+		}
+		st.cur = s
+	}
+	return sim.NewShared(c, st.cur)
+}

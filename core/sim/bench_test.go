@@ -8,15 +8,26 @@ import (
 
 // benchSteps measures decode steps of cfg once the history is `at` tokens
 // long: the engine is warmed to `at` outside the timer and rebuilt when it
-// runs out of tokens.
-func benchSteps(b *testing.B, cfg Config, at int) {
+// runs out of tokens. With replay, every engine shares one Stream that a
+// first engine recorded to the end outside the timer, as the page's
+// engines do after a setting changes.
+func benchSteps(b *testing.B, cfg Config, at int, replay bool) {
 	const span = 1024
 	cfg.Tokens = at + span
+	var s *Stream
+	if replay {
+		var err error
+		if s, err = NewStream(cfg); err != nil {
+			b.Fatal(err)
+		}
+		first, _ := NewShared(cfg, s)
+		first.RunTo(cfg.Tokens)
+	}
 	var e *Engine
 	fresh := func() {
 		b.StopTimer()
 		var err error
-		if e, err = New(cfg); err != nil {
+		if e, err = NewShared(cfg, s); err != nil {
 			b.Fatal(err)
 		}
 		e.RunTo(at)
@@ -36,14 +47,22 @@ func benchSteps(b *testing.B, cfg Config, at int) {
 
 // BenchmarkStep is the page's default configuration decoding at a 4,096-token
 // history, with the reference (full attention over the whole history) on at
-// every step, every 8th step, and off.
+// every step, every 8th step, and off: first through a fresh stream, then
+// replaying a recorded one (what every run after the first does in the
+// page: a slider moved, the comparison's second side).
 func BenchmarkStep(b *testing.B) {
-	for _, stride := range []int{1, 8, 0} {
-		b.Run(fmt.Sprintf("history=4096/ref=%d", stride), func(b *testing.B) {
-			cfg := DefaultConfig()
-			cfg.RefStride = stride
-			benchSteps(b, cfg, 4096)
-		})
+	for _, replay := range []bool{false, true} {
+		for _, stride := range []int{1, 8, 0} {
+			name := fmt.Sprintf("history=4096/ref=%d", stride)
+			if replay {
+				name += "/replay"
+			}
+			b.Run(name, func(b *testing.B) {
+				cfg := DefaultConfig()
+				cfg.RefStride = stride
+				benchSteps(b, cfg, 4096, replay)
+			})
+		}
 	}
 }
 

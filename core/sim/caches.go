@@ -17,6 +17,10 @@ type caches struct {
 	layers       []*kv.Layer
 	capacity     int       // tokens a head holds at most (the stores' capacity)
 	origK, origV []float32 // [layer][kv head][slot][dim]
+	normK, normV []float64 // [layer][kv head][slot]: ‖orig‖² of each
+	kerrs, verrs []slotErr // [layer][kv head][slot]: storage error of each
+	kdiff        []float32 // [layer][kv head][slot][dim]: k̂ − k of each
+	diffSum      []float32 // dim: Σ k̂ − k over a head's cached tokens
 	kbuf         []float32 // dim
 }
 
@@ -63,6 +67,9 @@ func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*
 	}
 	n := cfg.Layers * cfg.KVHeads * c.capacity * cfg.HeadDim
 	c.origK, c.origV = make([]float32, n), make([]float32, n)
+	c.normK, c.normV = make([]float64, n/cfg.HeadDim), make([]float64, n/cfg.HeadDim)
+	c.kerrs, c.verrs = make([]slotErr, n/cfg.HeadDim), make([]slotErr, n/cfg.HeadDim)
+	c.kdiff, c.diffSum = make([]float32, n), make([]float32, cfg.HeadDim)
 	c.kbuf = make([]float32, cfg.HeadDim)
 	return c, nil
 }
@@ -103,14 +110,20 @@ func (c *caches) step(l, t, prompt int, q, k, v, out []float32) error {
 		ks, vs := layer.Slots(g, i)
 		copy(c.orig(c.origK, l, g, ks), k[g*d:(g+1)*d])
 		copy(c.orig(c.origV, l, g, vs), v[g*d:(g+1)*d])
+		ki, vi := c.slot(l, g, ks), c.slot(l, g, vs)
+		c.normK[ki], c.normV[vi] = sqnorm(k[g*d:(g+1)*d]), sqnorm(v[g*d:(g+1)*d])
+		c.kerrs[ki], c.verrs[vi] = slotErr{}, slotErr{} // a new token: measure it
 	}
 	return nil
 }
 
+// slot numbers the slots of every layer and head: slot of layer l, head g.
+func (c *caches) slot(l, g, slot int) int { return (l*c.cfg.KVHeads+g)*c.capacity + slot }
+
 // orig returns the original vector kept for a slot of layer l, head g.
 func (c *caches) orig(x []float32, l, g, slot int) []float32 {
 	d := c.cfg.HeadDim
-	i := ((l*c.cfg.KVHeads+g)*c.capacity + slot) * d
+	i := c.slot(l, g, slot) * d
 	return x[i : i+d]
 }
 
@@ -163,19 +176,36 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 		ks, vs := layer.Stores(g)
 		ks = unwrap(ks)
 		ps := layer.Positions(g)
-		var kerr, knorm, verr, vnorm, bias, kmax, vmax float64
+		kst, _ := ks.(*store.Store)
+		vst, _ := vs.(*store.Store)
+		var kerr, knorm, verr, vnorm, kmax, vmax float64
+		diffSum := c.diffSum
+		clear(diffSum)
 		for i := range ps {
 			kslot, vslot := layer.Slots(g, i)
-			orig := c.orig(c.origK, l, g, kslot)
-			ks.Read(kslot, c.kbuf)
-			for qh := g * group; qh < (g+1)*group; qh++ {
-				qv := q[qh*d : (qh+1)*d]
-				bias += float64(dot(qv, c.kbuf)-dot(qv, orig)) * scale
+			ki, vi := c.slot(l, g, kslot), c.slot(l, g, vslot)
+			ke, ve := &c.kerrs[ki], &c.verrs[vi]
+			diff := c.orig(c.kdiff, l, g, kslot)
+			if kind := kindOf(kst, kslot); kind == store.Empty || kind != ke.kind {
+				measureSlot(ke, kind, ks, kslot, c.orig(c.origK, l, g, kslot), diff)
 			}
-			kerr, knorm, kmax = kerr+sqdiff(orig, c.kbuf), knorm+sqnorm(orig), max(kmax, maxdiff(orig, c.kbuf))
-			orig = c.orig(c.origV, l, g, vslot)
-			vs.Read(vslot, c.kbuf)
-			verr, vnorm, vmax = verr+sqdiff(orig, c.kbuf), vnorm+sqnorm(orig), max(vmax, maxdiff(orig, c.kbuf))
+			if kind := kindOf(vst, vslot); kind == store.Empty || kind != ve.kind {
+				measureSlot(ve, kind, vs, vslot, c.orig(c.origV, l, g, vslot), c.kbuf)
+			}
+			addTo(diffSum, diff)
+			kerr, knorm, verr, vnorm = kerr+ke.sq, knorm+c.normK[ki], verr+ve.sq, vnorm+c.normV[vi]
+			if ke.max > kmax {
+				kmax = ke.max
+			}
+			if ve.max > vmax {
+				vmax = ve.max
+			}
+		}
+		// The mean of q·(k̂ − k) over cached tokens and the group's query
+		// heads is, by linearity, each head's q against the sum of k̂ − k.
+		var bias float64
+		for qh := g * group; qh < (g+1)*group; qh++ {
+			bias += float64(dot4(q[qh*d:(qh+1)*d], diffSum)) * scale
 		}
 		m.KMax += kmax
 		m.VMax += vmax
@@ -251,7 +281,7 @@ func (c *caches) fill(s *Snapshot, layer, pos int, refW func(qh int) []float32) 
 			}
 			orig := c.orig(c.origK, layer, g, kslot)
 			ks.Read(kslot, c.kbuf)
-			cell.KErr = float32(ratio(sqdiff(orig, c.kbuf), sqnorm(orig)))
+			cell.KErr = float32(ratio(sqdiff(orig, c.kbuf), c.normK[c.slot(layer, g, kslot)]))
 		}
 	}
 }
@@ -267,12 +297,91 @@ func unwrap(s kv.Store) kv.Store {
 	return s
 }
 
-// maxdiff returns max |a[i] − b[i]|.
-func maxdiff(a, b []float32) float64 {
-	var m float64
-	b = b[:len(a)]
-	for i, x := range a {
-		m = max(m, math.Abs(float64(x-b[i])))
+// slotErr is the storage error of one held token: Σ (x̂ − x)² and
+// max |x̂ − x| over its values, measured when the token was held as kind.
+// A token's reconstruction depends only on its kind while it is held: a
+// store changes how it holds a token only by sealing it out of the FP16
+// residual (Full) into codes or coefficients. Empty means not measured.
+type slotErr struct {
+	kind    store.Kind
+	sq, max float64
+}
+
+// kindOf returns how st holds the token in slot, or Empty when st is nil
+// (a store that is not a *store.Store, measured at every step).
+func kindOf(st *store.Store, slot int) store.Kind {
+	if st == nil {
+		return store.Empty
 	}
-	return m
+	return st.Kind(slot)
+}
+
+// measureSlot measures the token in slot of s, held as kind, into e: it
+// reads the reconstruction and writes x̂ − x into diff.
+func measureSlot(e *slotErr, kind store.Kind, s kv.Store, slot int, orig, diff []float32) {
+	s.Read(slot, diff)
+	for j, x := range orig {
+		diff[j] -= x
+	}
+	e.kind = kind
+	e.sq, e.max = errStats(diff)
+}
+
+// addTo adds x to acc (as long), four values per pass.
+func addTo(acc, x []float32) {
+	x = x[:len(acc)]
+	j := 0
+	for ; j+4 <= len(acc); j += 4 {
+		a4, x4 := acc[j:j+4:j+4], x[j:j+4:j+4]
+		a4[0], a4[1], a4[2], a4[3] = a4[0]+x4[0], a4[1]+x4[1], a4[2]+x4[2], a4[3]+x4[3]
+	}
+	for ; j < len(acc); j++ {
+		acc[j] += x[j]
+	}
+}
+
+// dot4 returns a·b over len(a) values in four independent sums.
+func dot4(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		a4, b4 := a[i:i+4:i+4], b[i:i+4:i+4]
+		s0 += a4[0] * b4[0]
+		s1 += a4[1] * b4[1]
+		s2 += a4[2] * b4[2]
+		s3 += a4[3] * b4[3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// errStats returns Σ d[i]² and max |d[i]| over the values of d (none
+// NaN). Four independent sums (in float32: a head's few dozen squared
+// errors) keep the additions from waiting on each other; the magnitude is
+// math.Abs, a sign-bit clear natively and f64.abs under WebAssembly, not a
+// mispredicted branch per value; the maximum is a comparison, not the
+// builtin max, whose NaN handling is a call under WebAssembly.
+func errStats(d []float32) (sq, mx float64) {
+	var s0, s1, s2, s3 float32
+	var m float64
+	i := 0
+	for ; i+4 <= len(d); i += 4 {
+		d4 := d[i : i+4 : i+4]
+		s0, s1, s2, s3 = s0+d4[0]*d4[0], s1+d4[1]*d4[1], s2+d4[2]*d4[2], s3+d4[3]*d4[3]
+		for _, x := range d4 {
+			if a := math.Abs(float64(x)); a > m {
+				m = a
+			}
+		}
+	}
+	for ; i < len(d); i++ {
+		s0 += d[i] * d[i]
+		if a := math.Abs(float64(d[i])); a > m {
+			m = a
+		}
+	}
+	return float64((s0 + s1) + (s2 + s3)), m
 }

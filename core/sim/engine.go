@@ -5,7 +5,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/kvscope/kvscope/core/internal/fastmath"
 	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/synth"
 )
@@ -25,15 +24,14 @@ type Engine struct {
 	pos     int       // tokens decoded
 	err     error
 
-	// Reference (nil when RefStride is 0).
-	histK, histV []float32 // [layer][kv head][t][dim]: each head's history is contiguous
-	refW         []float32 // [layer][query head][t]: reference attention of the last reference step
-	refOut       []float32 // Heads × Dim
-	refAt        int       // position of the last reference step; -1 if none
-	refLayer     int       // layer whose refW a closure reads
-	shownRef     []int     // per layer: the step whose reference Snapshot computed on demand
-	history      []Metrics
-	last         Metrics
+	// The recording the engine reads and the reference (nil stream when
+	// RefStride is 0 and none was shared).
+	stream   *Stream
+	refW     []float32 // [layer][query head][t]: reference attention rows
+	rowsAt   []int     // per layer: the position whose full rows refW holds; -1 if none
+	refLayer int       // layer whose refW a closure reads
+	history  []Metrics
+	last     Metrics
 
 	snap Snapshot
 
@@ -50,18 +48,44 @@ type Source interface {
 
 // New builds the engine for cfg at step 0, or returns why cfg is invalid.
 // It allocates everything the run needs: steps allocate nothing except
-// the metrics history (one entry per reference step).
-func New(cfg Config) (*Engine, error) {
+// the metrics history (one entry per reference step). With the reference
+// on, the engine records its stream privately (see NewShared).
+func New(cfg Config) (*Engine, error) { return NewShared(cfg, nil) }
+
+// NewShared builds the engine for cfg at step 0 reading its stream from s
+// and recording into it what no engine has decoded yet: positions come
+// from the recording instead of the generator, and recorded reference
+// steps cost O(Heads·Budget·Dim) instead of O(Heads·Pos·Dim). The run is
+// the same as New(cfg)'s, snapshot for snapshot. A nil s is New. It
+// returns an error if cfg is invalid or s does not match it (see
+// Stream.Matches).
+func NewShared(cfg Config, s *Stream) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return newEngine(cfg, func() (Source, error) { return synth.New(cfg.synth()) })
+	if s != nil && !s.Matches(cfg) {
+		return nil, fmt.Errorf("sim: the shared stream records other generator settings or fewer than %d tokens", cfg.Tokens)
+	}
+	newSource := func() (Source, error) { return synth.New(cfg.synth()) }
+	return newEngine(cfg, newSource, streamKey{synth: cfg.synth()}, s)
 }
 
-func newEngine(cfg Config, newSource func() (Source, error)) (*Engine, error) {
-	src, err := newSource()
-	if err != nil {
-		return nil, err
+// newEngine builds an engine of cfg whose stream comes from s or, when s
+// is nil, from newSource (recorded in a private Stream of key when the
+// reference is on).
+func newEngine(cfg Config, newSource func() (Source, error), key streamKey, s *Stream) (*Engine, error) {
+	var src Source
+	var err error
+	switch {
+	case s != nil:
+	case cfg.RefStride > 0:
+		if s, err = newStream(cfg, key, newSource); err != nil {
+			return nil, err
+		}
+	default:
+		if src, err = newSource(); err != nil {
+			return nil, err
+		}
 	}
 	cal, err := calibrate(cfg, newSource)
 	if err != nil {
@@ -71,21 +95,20 @@ func newEngine(cfg Config, newSource func() (Source, error)) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, src: src, c: c, refAt: -1}
+	e := &Engine{cfg: cfg, src: src, stream: s, c: c}
 	d := cfg.HeadDim
 	qLen, kvLen := cfg.Layers*cfg.Heads*d, cfg.Layers*cfg.KVHeads*d
 	e.q, e.k, e.v = make([]float32, qLen), make([]float32, kvLen), make([]float32, kvLen)
 	e.out = make([]float32, cfg.Heads*d)
-	if cfg.RefStride > 0 {
-		e.histK = make([]float32, cfg.Tokens*kvLen)
-		e.histV = make([]float32, cfg.Tokens*kvLen)
+	if s != nil {
 		e.refW = make([]float32, cfg.Layers*cfg.Heads*cfg.Tokens)
-		e.refOut = make([]float32, cfg.Heads*d)
-		e.history = make([]Metrics, 0, (cfg.Tokens-1)/cfg.RefStride+2) // every stride-th step and the last
-		e.shownRef = make([]int, cfg.Layers)
-		for i := range e.shownRef {
-			e.shownRef[i] = -1
+		e.rowsAt = make([]int, cfg.Layers)
+		for i := range e.rowsAt {
+			e.rowsAt[i] = -1
 		}
+	}
+	if cfg.RefStride > 0 {
+		e.history = make([]Metrics, 0, (cfg.Tokens-1)/cfg.RefStride+2) // every stride-th step and the last
 	}
 	return e, nil
 }
@@ -119,7 +142,11 @@ func (e *Engine) Step() bool {
 	if e.timing {
 		t0 = time.Now()
 	}
-	e.src.Next(e.q, e.k, e.v)
+	if e.stream != nil {
+		e.stream.next(t, e.q, e.k, e.v)
+	} else {
+		e.src.Next(e.q, e.k, e.v)
+	}
 	if e.timing {
 		e.genTime += time.Since(t0)
 		e.timedSteps++
@@ -132,30 +159,22 @@ func (e *Engine) Step() bool {
 			e.err = fmt.Errorf("sim: layer %d, position %d: %w", l, t, err)
 			return false
 		}
-		if e.histK != nil {
-			for g := range cfg.KVHeads {
-				i := ((l*cfg.KVHeads+g)*cfg.Tokens + t) * d
-				copy(e.histK[i:i+d], k[g*d:(g+1)*d])
-				copy(e.histV[i:i+d], v[g*d:(g+1)*d])
-			}
-		}
 		if ref {
 			if e.timing {
 				t0 = time.Now()
 			}
-			e.reference(l, t, q)
+			e.reference(l, t)
 			if e.timing {
 				e.refTime += time.Since(t0)
 			}
 			e.refLayer = l
-			m = m.add(e.c.measure(l, q, e.out, e.refOut, e.refRow))
+			m = m.add(e.c.measure(l, q, e.out, e.stream.output(t, l), e.refRow))
 		}
 	}
 	if ref {
 		m = m.scale(1 / float64(cfg.Layers))
 		e.last = m
 		e.history = append(e.history, m)
-		e.refAt = t
 	}
 	e.pos++
 	return true
@@ -167,6 +186,29 @@ func (e *Engine) refRow(qh int) []float32 {
 	return e.refW[i : i+e.cfg.Tokens]
 }
 
+// reference makes refW's rows of layer l hold the reference attention at
+// position t wherever measure reads them: every position when the stream
+// has no reference for t yet (computing it, O(Heads·t·Dim)), else only
+// the positions the cache keeps, from the recording (O(Heads·Budget·Dim)).
+func (e *Engine) reference(l, t int) {
+	cfg := &e.cfg
+	rows := e.refW[l*cfg.Heads*cfg.Tokens : (l+1)*cfg.Heads*cfg.Tokens]
+	if !e.stream.known(t, l) {
+		e.stream.reference(t, l, rows, cfg.Tokens)
+		e.rowsAt[l] = t
+		return
+	}
+	if e.rowsAt[l] == t {
+		return
+	}
+	group := cfg.Heads / cfg.KVHeads
+	layer := e.c.layers[l]
+	for qh := range cfg.Heads {
+		e.stream.weights(t, l, qh, layer.Positions(qh/group), rows[qh*cfg.Tokens:(qh+1)*cfg.Tokens])
+	}
+	e.rowsAt[l] = -1 // rows are partial
+}
+
 // RunTo steps until n tokens are decoded (or the run ends) and reports
 // whether n was reached.
 func (e *Engine) RunTo(n int) bool {
@@ -176,117 +218,6 @@ func (e *Engine) RunTo(n int) bool {
 		}
 	}
 	return true
-}
-
-// reference computes layer l's attention over the uncompressed history
-// for the current query into refW and refOut. Per query head it makes
-// three passes over the head's contiguous history: the logits (and their
-// maximum), the exponentials with the unnormalized output, and the
-// normalization.
-func (e *Engine) reference(l, t int, q []float32) {
-	cfg := &e.cfg
-	d, n := cfg.HeadDim, t+1
-	group := cfg.Heads / cfg.KVHeads
-	scale := float32(1 / math.Sqrt(float64(d)))
-	for qh := range cfg.Heads {
-		base := (l*cfg.KVHeads + qh/group) * cfg.Tokens * d
-		hk, hv := e.histK[base:base+n*d], e.histV[base:base+n*d]
-		w := e.refW[(l*cfg.Heads+qh)*cfg.Tokens : (l*cfg.Heads+qh)*cfg.Tokens+n]
-		o := e.refOut[qh*d : (qh+1)*d]
-		mx := refLogits(w, q[qh*d:(qh+1)*d], hk)
-		z := refExpSum(w, mx, scale, hv, o)
-		inv := float32(1 / z)
-		for p := range w {
-			w[p] *= inv
-		}
-		for j := range o {
-			o[j] *= inv
-		}
-	}
-}
-
-// refLogits sets w[p] = q·rows[p] for the len(w) rows of len(q) values
-// in rows and returns the largest. Four rows per pass share the loads of
-// q; each dot adds its terms in order, as dot does.
-func refLogits(w, q, rows []float32) float32 {
-	d := len(q)
-	rows = rows[:len(w)*d]
-	mx := float32(math.Inf(-1))
-	p := 0
-	for ; p+4 <= len(w); p += 4 {
-		r := rows[p*d : (p+4)*d]
-		r0, r1, r2, r3 := r[:d], r[d:][:d], r[2*d:][:d], r[3*d:][:d]
-		var s0, s1, s2, s3 float32
-		for j, x := range q {
-			s0 += x * r0[j]
-			s1 += x * r1[j]
-			s2 += x * r2[j]
-			s3 += x * r3[j]
-		}
-		w4 := w[p : p+4 : p+4]
-		w4[0], w4[1], w4[2], w4[3] = s0, s1, s2, s3
-		mx = max4(mx, s0, s1, s2, s3)
-	}
-	for ; p < len(w); p++ {
-		s := dot(q, rows[p*d:(p+1)*d])
-		w[p] = s
-		if s > mx {
-			mx = s
-		}
-	}
-	return mx
-}
-
-// max4 returns the largest of its arguments (none is NaN: the engine's
-// vectors are finite). Comparisons, not the builtin max, whose NaN
-// handling is a call under WebAssembly.
-func max4(m, a, b, c, d float32) float32 {
-	if a > m {
-		m = a
-	}
-	if b > m {
-		m = b
-	}
-	if c > m {
-		m = c
-	}
-	if d > m {
-		m = d
-	}
-	return m
-}
-
-// refExpSum replaces w[p] by e^((w[p]−mx)·scale), sets o (len(o) values)
-// to Σ_p w[p]·rows[p] over those unnormalized weights and returns Σ_p w[p]
-// (summed in float64). Four rows per pass share each o[j] update.
-func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
-	d := len(o)
-	rows = rows[:len(w)*d]
-	clear(o)
-	var z float64
-	p := 0
-	for ; p+4 <= len(w); p += 4 {
-		w4 := w[p : p+4 : p+4]
-		e0, e1 := fastmath.ExpNeg((w4[0]-mx)*scale), fastmath.ExpNeg((w4[1]-mx)*scale)
-		e2, e3 := fastmath.ExpNeg((w4[2]-mx)*scale), fastmath.ExpNeg((w4[3]-mx)*scale)
-		w4[0], w4[1], w4[2], w4[3] = e0, e1, e2, e3
-		z += float64(e0) + float64(e1) + float64(e2) + float64(e3)
-		r := rows[p*d : (p+4)*d]
-		r0, r1, r2, r3 := r[:d], r[d:][:d], r[2*d:][:d], r[3*d:][:d]
-		for j := range o {
-			o[j] += (e0*r0[j] + e1*r1[j]) + (e2*r2[j] + e3*r3[j])
-		}
-	}
-	for ; p < len(w); p++ {
-		ex := fastmath.ExpNeg((w[p] - mx) * scale)
-		w[p] = ex
-		z += float64(ex)
-		row := rows[p*d : (p+1)*d]
-		for j := range o {
-			o[j] += ex * row[j]
-		}
-	}
-	return z
 }
 
 func (m Metrics) add(o Metrics) Metrics {

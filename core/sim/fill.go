@@ -27,14 +27,14 @@ func (e *Engine) Metrics() (last Metrics, history []Metrics) { return e.last, e.
 func (e *Engine) Snapshot(layer int) *Snapshot {
 	s := &e.snap
 	var ref func(int) []float32
-	if e.histK != nil && e.pos > 0 && e.refAt != e.pos-1 && e.shownRef[layer] != e.pos-1 {
-		// Between reference steps, compute the shown layer's reference
-		// attention for the last step on demand, so cells always carry it.
-		qs := e.cfg.Heads * e.cfg.HeadDim
-		e.reference(layer, e.pos-1, e.q[layer*qs:(layer+1)*qs])
-		e.shownRef[layer] = e.pos - 1
+	if e.stream != nil && e.pos > 0 && e.rowsAt[layer] != e.pos-1 {
+		// Compute the shown layer's reference attention for the last step
+		// on demand, so cells always carry it.
+		rows := e.refW[layer*e.cfg.Heads*e.cfg.Tokens : (layer+1)*e.cfg.Heads*e.cfg.Tokens]
+		e.stream.reference(e.pos-1, layer, rows, e.cfg.Tokens)
+		e.rowsAt[layer] = e.pos - 1
 	}
-	if e.histK != nil && e.pos > 0 {
+	if e.stream != nil && e.pos > 0 {
 		ref = func(qh int) []float32 {
 			i := (layer*e.cfg.Heads + qh) * e.cfg.Tokens
 			return e.refW[i : i+e.cfg.Tokens]

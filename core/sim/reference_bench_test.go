@@ -12,7 +12,7 @@ func BenchmarkStepStride(b *testing.B) {
 		b.Run(fmt.Sprintf("history=4096/ref=%d", stride), func(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.RefStride = stride
-			benchSteps(b, cfg, 4096)
+			benchSteps(b, cfg, 4096, false)
 		})
 	}
 }
@@ -34,7 +34,7 @@ func BenchmarkReference(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e.reference(0, t, e.q[:cfg.Heads*cfg.HeadDim])
+		e.stream.reference(t, 0, e.refW, cfg.Tokens)
 	}
 	macs := 2 * float64(cfg.Heads*cfg.Tokens*cfg.HeadDim) * float64(b.N)
 	b.ReportMetric(macs/float64(b.Elapsed().Nanoseconds()), "MAC/ns")

@@ -39,7 +39,7 @@ func TestReferenceMatchesFloat64(t *testing.T) {
 		}
 		worst := 0.0
 		for l := range cfg.Layers {
-			e.reference(l, step, q[step*qLen+l*cfg.Heads*d:step*qLen+(l+1)*cfg.Heads*d])
+			e.stream.reference(step, l, e.refW[l*cfg.Heads*cfg.Tokens:], cfg.Tokens)
 			for qh := range cfg.Heads {
 				kh := qh / group
 				qv := q[step*qLen+(l*cfg.Heads+qh)*d:][:d]
@@ -60,6 +60,11 @@ func TestReferenceMatchesFloat64(t *testing.T) {
 				out := make([]float64, d)
 				got := e.refW[(l*cfg.Heads+qh)*cfg.Tokens:][:step+1]
 				for p := range w {
+					if r := e.stream.weight(step, l, qh, p); r != got[p] {
+						t.Fatalf("step %d, layer %d, head %d, position %d: recorded weight %g, computed %g", step, l, qh, p, r, got[p])
+					}
+				}
+				for p := range w {
 					w[p] /= z
 					worst = max(worst, math.Abs(float64(got[p])-w[p]))
 					vr := v[p*kvLen+(l*cfg.KVHeads+kh)*d:][:d]
@@ -68,7 +73,7 @@ func TestReferenceMatchesFloat64(t *testing.T) {
 					}
 				}
 				for j, o := range out {
-					worst = max(worst, math.Abs(float64(e.refOut[qh*d+j])-o)/(1+math.Abs(o)))
+					worst = max(worst, math.Abs(float64(e.stream.output(step, l)[qh*d+j])-o)/(1+math.Abs(o)))
 				}
 			}
 		}

@@ -23,7 +23,7 @@ func NewReplay(cfg Config, tr *trace.Trace) (*Engine, error) {
 	if err := cfg.validateCache(); err != nil {
 		return nil, fmt.Errorf("sim: replay: %w", err)
 	}
-	return newEngine(cfg, func() (Source, error) { return &traceSource{tr: tr}, nil })
+	return newEngine(cfg, func() (Source, error) { return &traceSource{tr: tr}, nil }, streamKey{tr: tr}, nil)
 }
 
 // traceSource plays a trace's positions in order.
