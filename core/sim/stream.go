@@ -258,23 +258,28 @@ func max4(m, a, b, c, d float32) float32 {
 
 // refExpSum replaces w[p] by e^((w[p]−mx)·scale), sets o (len(o) values)
 // to Σ_p w[p]·rows[p] over those unnormalized weights and returns Σ_p w[p]
-// (summed in float64). Four rows per pass share each o[j] update.
+// (summed in float64). Eight rows per pass share each o[j] update (a
+// quarter faster than four under WebAssembly, where o[j] is a load and a
+// store).
 func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
 	d := len(o)
 	rows = rows[:len(w)*d]
 	clear(o)
 	var z float64
 	p := 0
-	for ; p+4 <= len(w); p += 4 {
-		w4 := w[p : p+4 : p+4]
-		e0, e1 := fastmath.ExpNeg((w4[0]-mx)*scale), fastmath.ExpNeg((w4[1]-mx)*scale)
-		e2, e3 := fastmath.ExpNeg((w4[2]-mx)*scale), fastmath.ExpNeg((w4[3]-mx)*scale)
-		w4[0], w4[1], w4[2], w4[3] = e0, e1, e2, e3
-		z += float64(e0) + float64(e1) + float64(e2) + float64(e3)
-		r := rows[p*d : (p+4)*d]
+	for ; p+8 <= len(w); p += 8 {
+		w8 := w[p : p+8 : p+8]
+		e0, e1 := fastmath.ExpNeg((w8[0]-mx)*scale), fastmath.ExpNeg((w8[1]-mx)*scale)
+		e2, e3 := fastmath.ExpNeg((w8[2]-mx)*scale), fastmath.ExpNeg((w8[3]-mx)*scale)
+		e4, e5 := fastmath.ExpNeg((w8[4]-mx)*scale), fastmath.ExpNeg((w8[5]-mx)*scale)
+		e6, e7 := fastmath.ExpNeg((w8[6]-mx)*scale), fastmath.ExpNeg((w8[7]-mx)*scale)
+		w8[0], w8[1], w8[2], w8[3], w8[4], w8[5], w8[6], w8[7] = e0, e1, e2, e3, e4, e5, e6, e7
+		z += ((float64(e0) + float64(e1)) + (float64(e2) + float64(e3))) + ((float64(e4) + float64(e5)) + (float64(e6) + float64(e7)))
+		r := rows[p*d : (p+8)*d]
 		r0, r1, r2, r3 := r[:d], r[d:][:d], r[2*d:][:d], r[3*d:][:d]
+		r4, r5, r6, r7 := r[4*d:][:d], r[5*d:][:d], r[6*d:][:d], r[7*d:][:d]
 		for j := range o {
-			o[j] += (e0*r0[j] + e1*r1[j]) + (e2*r2[j] + e3*r3[j])
+			o[j] += ((e0*r0[j] + e1*r1[j]) + (e2*r2[j] + e3*r3[j])) + ((e4*r4[j] + e5*r5[j]) + (e6*r6[j] + e7*r7[j]))
 		}
 	}
 	for ; p < len(w); p++ {
