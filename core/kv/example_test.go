@@ -27,7 +27,12 @@ type seed000Run struct {
 	payload int64
 }
 
-func newSeed000Run(steps int) (*seed000Run, error) {
+func newSeed000Run(steps int) (*seed000Run, error) { return newSeed000RunBits(steps, 8) }
+
+// newSeed000RunBits is newSeed000Run with kept tokens stored at bits: 8
+// (INT8 per channel, calibrated) or 32 (float32 as given: what seed 000's
+// update holds; it quantizes only when asked for its quantized state).
+func newSeed000RunBits(steps, bits int) (*seed000Run, error) {
 	const heads, dim = 32, 128
 	r := rand.New(rand.NewPCG(0, 0))
 	gauss := func(n int) []float32 {
@@ -43,7 +48,10 @@ func newSeed000Run(steps int) (*seed000Run, error) {
 		return nil, err
 	}
 	int8PerChannel := func(g, d, capacity int) (kv.Store, error) {
-		return store.New(store.Config{Bits: 8, Granularity: store.PerChannel, Calib: cal}, d, capacity)
+		if bits == 32 {
+			return store.New(store.Config{Bits: 32}, d, capacity)
+		}
+		return store.New(store.Config{Bits: bits, Granularity: store.PerChannel, Calib: cal}, d, capacity)
 	}
 	layer, err := kv.NewLayer(kv.Config{Policy: kv.Seed000, Sink: 4, Recent: 32, Heavy: 28,
 		Heads: heads, KVHeads: heads, Dim: dim, MaxTokens: steps, Keys: int8PerChannel, Values: int8PerChannel})

@@ -303,9 +303,11 @@ func (s *Store) append(x []float32) (int, error) {
 	if s.cfg.Bits != 32 || s.usesResidual() {
 		limit = quant.MaxFP16
 	}
-	for _, v := range x {
-		if !(v >= -limit && v <= limit) {
-			return 0, appendErr(v)
+	if !inRange(x, limit) {
+		for _, v := range x {
+			if !(v >= -limit && v <= limit) {
+				return 0, appendErr(v)
+			}
 		}
 	}
 	if len(s.free) == 0 {
@@ -325,6 +327,29 @@ func (s *Store) append(x []float32) (int, error) {
 		s.sealOldest()
 	}
 	return int(slot), nil
+}
+
+// inRange reports whether every value of x is a number within ±limit
+// (limit positive and finite). For non-negative floats the order of the
+// bit patterns is the order of the values, and ±Inf and NaN have larger
+// patterns than any finite limit, so it takes the largest pattern with the
+// sign cleared: an unsigned maximum per value and no branch, where two
+// comparisons per value made Append's check branch-bound.
+func inRange(x []float32, limit float32) bool {
+	const sign = 1 << 31
+	var m0, m1, m2, m3 uint32
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		x4 := x[j : j+4 : j+4]
+		m0 = max(m0, math.Float32bits(x4[0])&^sign)
+		m1 = max(m1, math.Float32bits(x4[1])&^sign)
+		m2 = max(m2, math.Float32bits(x4[2])&^sign)
+		m3 = max(m3, math.Float32bits(x4[3])&^sign)
+	}
+	for ; j < len(x); j++ {
+		m0 = max(m0, math.Float32bits(x[j])&^sign)
+	}
+	return max(m0, m1, m2, m3) <= math.Float32bits(limit)
 }
 
 // UndoableAppend reports whether Evict of the slot Append has just
