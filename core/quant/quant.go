@@ -99,7 +99,12 @@ func FitSlice(x []float32, bits int) (Params, error) {
 		if !finite(v) {
 			return Params{}, fmt.Errorf("%w: %g", ErrNonFinite, v)
 		}
-		lo, hi = min(lo, v), max(hi, v)
+		if v < lo { // comparisons: the float min and max builtins are calls under WebAssembly
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
 	}
 	return Fit(lo, hi, bits)
 }

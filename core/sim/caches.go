@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/quant"
 	"github.com/kvscope/kvscope/core/store"
@@ -20,7 +21,10 @@ type caches struct {
 	normK, normV []float64 // [layer][kv head][slot]: ‖orig‖² of each
 	kerrs, verrs []slotErr // [layer][kv head][slot]: storage error of each
 	kdiff        []float32 // [layer][kv head][slot][dim]: k̂ − k of each
-	diffSum      []float32 // dim: Σ k̂ − k over a head's cached tokens
+	diffSum      []int64   // [layer][kv head][dim]: Σ k̂ − k over the tokens inSum, in units of 2^-fixBits
+	inSum        []bool    // [layer][kv head][slot]: the slot's k̂ − k is in diffSum
+	seen         []uint32  // [layer][kv head][slot]: the last measure that found the token cached
+	stamp        uint32    // measures so far
 	kbuf         []float32 // dim
 }
 
@@ -69,7 +73,8 @@ func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*
 	c.origK, c.origV = make([]float32, n), make([]float32, n)
 	c.normK, c.normV = make([]float64, n/cfg.HeadDim), make([]float64, n/cfg.HeadDim)
 	c.kerrs, c.verrs = make([]slotErr, n/cfg.HeadDim), make([]slotErr, n/cfg.HeadDim)
-	c.kdiff, c.diffSum = make([]float32, n), make([]float32, cfg.HeadDim)
+	c.kdiff, c.diffSum = make([]float32, n), make([]int64, cfg.Layers*cfg.KVHeads*cfg.HeadDim)
+	c.inSum, c.seen = make([]bool, n/cfg.HeadDim), make([]uint32, n/cfg.HeadDim)
 	c.kbuf = make([]float32, cfg.HeadDim)
 	return c, nil
 }
@@ -88,6 +93,8 @@ func (c *caches) reset() {
 	for _, l := range c.layers {
 		l.Reset()
 	}
+	clear(c.diffSum)
+	clear(c.inSum)
 }
 
 // step decodes position t in layer l and remembers the token's originals.
@@ -179,20 +186,26 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 		kst, _ := ks.(*store.Store)
 		vst, _ := vs.(*store.Store)
 		var kerr, knorm, verr, vnorm, kmax, vmax float64
-		diffSum := c.diffSum
-		clear(diffSum)
+		c.stamp++
+		base := c.slot(l, g, 0)
+		diffSum := c.diffSum[(l*cfg.KVHeads+g)*d : (l*cfg.KVHeads+g+1)*d]
 		for i := range ps {
 			kslot, vslot := layer.Slots(g, i)
-			ki, vi := c.slot(l, g, kslot), c.slot(l, g, vslot)
+			ki, vi := base+kslot, base+vslot
 			ke, ve := &c.kerrs[ki], &c.verrs[vi]
-			diff := c.orig(c.kdiff, l, g, kslot)
+			c.seen[ki] = c.stamp
 			if kind := kindOf(kst, kslot); kind == store.Empty || kind != ke.kind {
-				measureSlot(ke, kind, ks, kslot, c.orig(c.origK, l, g, kslot), diff)
+				diff := c.kdiff[ki*d : (ki+1)*d]
+				if c.inSum[ki] {
+					addFixed(diffSum, diff, -1) // the slot's previous token, or its previous kind
+				}
+				measureSlot(ke, kind, ks, kslot, c.origK[ki*d:(ki+1)*d], diff)
+				addFixed(diffSum, diff, 1)
+				c.inSum[ki] = true
 			}
 			if kind := kindOf(vst, vslot); kind == store.Empty || kind != ve.kind {
-				measureSlot(ve, kind, vs, vslot, c.orig(c.origV, l, g, vslot), c.kbuf)
+				measureSlot(ve, kind, vs, vslot, c.origV[vi*d:(vi+1)*d], c.kbuf)
 			}
-			addTo(diffSum, diff)
 			kerr, knorm, verr, vnorm = kerr+ke.sq, knorm+c.normK[ki], verr+ve.sq, vnorm+c.normV[vi]
 			if ke.max > kmax {
 				kmax = ke.max
@@ -201,11 +214,25 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 				vmax = ve.max
 			}
 		}
+		// Tokens evicted since the last measure leave the sum.
+		for ki := base; ki < base+c.capacity; ki++ {
+			if c.inSum[ki] && c.seen[ki] != c.stamp {
+				addFixed(diffSum, c.kdiff[ki*d:(ki+1)*d], -1)
+				c.inSum[ki] = false
+			}
+		}
 		// The mean of q·(k̂ − k) over cached tokens and the group's query
-		// heads is, by linearity, each head's q against the sum of k̂ − k.
+		// heads is, by linearity, each head's q against the sum of k̂ − k,
+		// kept from measure to measure: only tokens that arrived, left or
+		// changed kind move it. In fixed point, additions and subtractions
+		// are exact, so the sum does not depend on the order of arrivals.
 		var bias float64
 		for qh := g * group; qh < (g+1)*group; qh++ {
-			bias += float64(dot4(q[qh*d:(qh+1)*d], diffSum)) * scale
+			var b float64
+			for j, x := range q[qh*d : (qh+1)*d] {
+				b += float64(x) * float64(diffSum[j])
+			}
+			bias += b * (scale / fixOne)
 		}
 		m.KMax += kmax
 		m.VMax += vmax
@@ -222,7 +249,7 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 				wf := float64(w[p])
 				mass += wf
 				if wc := float64(attn[i]); wc > 0 && wf > 0 {
-					kl += wc * math.Log(wc/wf)
+					kl += wc * fastmath.Log(wc/wf)
 				}
 			}
 			m.Mass += mass / float64(group)
@@ -327,35 +354,20 @@ func measureSlot(e *slotErr, kind store.Kind, s kv.Store, slot int, orig, diff [
 	e.sq, e.max = errStats(diff)
 }
 
-// addTo adds x to acc (as long), four values per pass.
-func addTo(acc, x []float32) {
-	x = x[:len(acc)]
-	j := 0
-	for ; j+4 <= len(acc); j += 4 {
-		a4, x4 := acc[j:j+4:j+4], x[j:j+4:j+4]
-		a4[0], a4[1], a4[2], a4[3] = a4[0]+x4[0], a4[1]+x4[1], a4[2]+x4[2], a4[3]+x4[3]
-	}
-	for ; j < len(acc); j++ {
-		acc[j] += x[j]
-	}
-}
+// fixBits is the fixed point of caches.diffSum: k̂ − k in units of 2^-22
+// (storage errors are far larger), so that a sum over 2^24 tokens of errors
+// up to FP16's range stays within an int64.
+const (
+	fixBits = 22
+	fixOne  = 1 << fixBits
+)
 
-// dot4 returns a·b over len(a) values in four independent sums.
-func dot4(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		a4, b4 := a[i:i+4:i+4], b[i:i+4:i+4]
-		s0 += a4[0] * b4[0]
-		s1 += a4[1] * b4[1]
-		s2 += a4[2] * b4[2]
-		s3 += a4[3] * b4[3]
+// addFixed adds sign·x to acc (as long) in fixed point.
+func addFixed(acc []int64, x []float32, sign int64) {
+	x = x[:len(acc)]
+	for j, v := range x {
+		acc[j] += sign * int64(float64(v)*fixOne)
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // errStats returns Σ d[i]² and max |d[i]| over the values of d (none

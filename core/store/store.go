@@ -683,7 +683,12 @@ func (s *Store) sealOldest() {
 		lo, hi := s.blk[j], s.blk[j]
 		for k := 1; k < len(s.bslots); k++ {
 			v := s.blk[k*sd+j]
-			lo, hi = min(lo, v), max(hi, v)
+			if v < lo { // comparisons: the float min and max builtins are calls under WebAssembly
+				lo = v
+			}
+			if v > hi {
+				hi = v
+			}
 		}
 		par[j] = mustFit(lo, hi, s.cfg.Bits)
 	}
@@ -721,7 +726,12 @@ func (s *Store) compress(slot int, x []float32) {
 			grp := c[g*s.gsize : (g+1)*s.gsize]
 			lo, hi := grp[0], grp[0]
 			for _, v := range grp {
-				lo, hi = min(lo, v), max(hi, v)
+				if v < lo { // comparisons: the float min and max builtins are calls under WebAssembly
+					lo = v
+				}
+				if v > hi {
+					hi = v
+				}
 			}
 			par[g] = mustFit(lo, hi, s.cfg.Bits)
 			quant.Quantize(s.cbuf[g*s.gsize:(g+1)*s.gsize], grp, par[g], s.cfg.Bits)

@@ -45,15 +45,33 @@ func (s *Store) dotsTok8(q []float32, slots []int, dst []float32) {
 }
 
 // weightedTok8 is WeightedSum for the tok8 layout; dst has Dim values and
-// is cleared, len(w) == len(slots). Two sealed tokens per pass share each
-// dst[j] load and store; dst[j] sees the same additions in the same order
-// as addAffine one token at a time.
+// is cleared, len(w) == len(slots). Four (or two) sealed tokens per pass
+// share each dst[j] load and store; dst[j] sees the same additions in the
+// same order as addAffine one token at a time.
 func (s *Store) weightedTok8(w []float32, slots []int, dst []float32) {
 	d := len(dst)
 	w = w[:len(slots)]
 	i := 0
 	for i < len(slots) {
 		s0 := slots[i]
+		if i+3 < len(slots) && s.state[s0] == slotSealed && s.state[slots[i+1]] == slotSealed &&
+			s.state[slots[i+2]] == slotSealed && s.state[slots[i+3]] == slotSealed {
+			s1, s2, s3 := slots[i+1], slots[i+2], slots[i+3]
+			p0, p1, p2, p3 := s.tokPar[s0], s.tokPar[s1], s.tokPar[s2], s.tokPar[s3]
+			a0, b0 := w[i]*p0.Scale, w[i]*p0.Min
+			a1, b1 := w[i+1]*p1.Scale, w[i+1]*p1.Min
+			a2, b2 := w[i+2]*p2.Scale, w[i+2]*p2.Min
+			a3, b3 := w[i+3]*p3.Scale, w[i+3]*p3.Min
+			c0, c1, c2, c3 := s.codes[s0*d:][:d], s.codes[s1*d:][:d], s.codes[s2*d:][:d], s.codes[s3*d:][:d]
+			for j := range dst {
+				o := dst[j] + (a0*codeF32[c0[j]] + b0)
+				o = o + (a1*codeF32[c1[j]] + b1)
+				o = o + (a2*codeF32[c2[j]] + b2)
+				dst[j] = o + (a3*codeF32[c3[j]] + b3)
+			}
+			i += 4
+			continue
+		}
 		if i+1 < len(slots) && s.state[s0] == slotSealed && s.state[slots[i+1]] == slotSealed {
 			s1 := slots[i+1]
 			p0, p1 := s.tokPar[s0], s.tokPar[s1]
