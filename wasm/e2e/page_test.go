@@ -316,3 +316,32 @@ func frameIntervals(t *testing.T, tb *tab, n int) []float64 {
 	sort.Float64s(d)
 	return d
 }
+
+// TestReplaySpeed opens a 4,096-token run at its last step with the
+// reference at every step, then moves two compression settings. The first
+// run records the stream and its reference; every later one replays the
+// recording (sim.Stream), which is what makes a slider feel live. It logs
+// how long each took; it asserts only that each run reached its end with
+// a reference.
+func TestReplaySpeed(t *testing.T) {
+	const n = view.MaxTokens
+	t0 := time.Now()
+	tb := open(t, fmt.Sprintf("tokens=%d&at=%d&play=0&ref=1", n, n))
+	s := tb.settle()
+	first := time.Since(t0)
+	if s.Step != n || len(s.Sides) == 0 || s.Sides[0].Config.RefStride != 1 {
+		t.Fatalf("first run: step %d of %d, sides %d", s.Step, n, len(s.Sides))
+	}
+	t.Logf("first run to step %d (stream generated, reference computed at every step), load included: %.1f s", n, first.Seconds())
+	for _, c := range [][2]string{{"heavy", "40"}, {"bits", "4"}} {
+		t0 := time.Now()
+		tb.setControl(c[0], c[1])
+		s := tb.settle()
+		d := time.Since(t0)
+		if s.Step != n || s.Sides[0].Metrics.Mass <= 0 {
+			t.Fatalf("%s=%s: step %d of %d, attention mass %v", c[0], c[1], s.Step, n, s.Sides[0].Metrics.Mass)
+		}
+		t.Logf("%s=%s: replayed %d steps with the reference in %.2f s (%.0f steps/s; the engine alone, as the page measured it: %.0f steps/s)",
+			c[0], c[1], n, d.Seconds(), n/d.Seconds(), s.StepsPerS)
+	}
+}
