@@ -335,9 +335,11 @@ func TestReplaySpeed(t *testing.T) {
 	t.Logf("first run to step %d (stream generated, reference computed at every step), load included: %.1f s", n, first.Seconds())
 	for _, c := range [][2]string{{"heavy", "40"}, {"bits", "4"}} {
 		t0 := time.Now()
+		f0 := tb.state().Frames
 		tb.setControl(c[0], c[1])
 		s := tb.settle()
 		d := time.Since(t0)
+		t.Logf("frames %d, Update %.1f ms, Draw %.1f ms (moving averages)", s.Frames-f0, s.UpdMs, s.DrawMs)
 		if s.Step != n || s.Sides[0].Metrics.Mass <= 0 {
 			t.Fatalf("%s=%s: step %d of %d, attention mass %v", c[0], c[1], s.Step, n, s.Sides[0].Metrics.Mass)
 		}
