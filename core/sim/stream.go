@@ -176,8 +176,7 @@ func (s *Stream) weight(t, l, qh, p int) float32 {
 }
 
 // weights sets row[p] = weight(t, l, qh, p) for each position p of ps,
-// four positions per pass sharing the loads of the query (each dot still
-// adds its terms in order, so the weights are the same bits). Layer l's
+// four positions per pass (dots4: the same bits). Layer l's
 // reference at t must be known. Cost O(len(ps)·Dim).
 func (s *Stream) weights(t, l, qh int, ps []int32, row []float32) {
 	i := (t*s.layers+l)*s.heads + qh
@@ -187,14 +186,7 @@ func (s *Stream) weights(t, l, qh int, ps []int32, row []float32) {
 	n := 0
 	for ; n+4 <= len(ps); n += 4 {
 		p4 := ps[n : n+4 : n+4]
-		r0, r1, r2, r3 := hk[int(p4[0])*d:][:d], hk[int(p4[1])*d:][:d], hk[int(p4[2])*d:][:d], hk[int(p4[3])*d:][:d]
-		var s0, s1, s2, s3 float32
-		for j, x := range q {
-			s0 += x * r0[j]
-			s1 += x * r1[j]
-			s2 += x * r2[j]
-			s3 += x * r3[j]
-		}
+		s0, s1, s2, s3 := dots4(q, hk[int(p4[0])*d:], hk[int(p4[1])*d:], hk[int(p4[2])*d:], hk[int(p4[3])*d:])
 		row[p4[0]] = fastmath.ExpNeg((s0-mx)*scale) * inv
 		row[p4[1]] = fastmath.ExpNeg((s1-mx)*scale) * inv
 		row[p4[2]] = fastmath.ExpNeg((s2-mx)*scale) * inv
@@ -206,8 +198,7 @@ func (s *Stream) weights(t, l, qh int, ps []int32, row []float32) {
 }
 
 // refLogits sets w[p] = q·rows[p] for the len(w) rows of len(q) values
-// in rows and returns the largest. Four rows per pass share the loads of
-// q; each dot adds its terms in order, as dot does.
+// in rows and returns the largest, four rows per pass (dots4).
 func refLogits(w, q, rows []float32) float32 {
 	d := len(q)
 	rows = rows[:len(w)*d]
@@ -215,14 +206,7 @@ func refLogits(w, q, rows []float32) float32 {
 	p := 0
 	for ; p+4 <= len(w); p += 4 {
 		r := rows[p*d : (p+4)*d]
-		r0, r1, r2, r3 := r[:d], r[d:][:d], r[2*d:][:d], r[3*d:][:d]
-		var s0, s1, s2, s3 float32
-		for j, x := range q {
-			s0 += x * r0[j]
-			s1 += x * r1[j]
-			s2 += x * r2[j]
-			s3 += x * r3[j]
-		}
+		s0, s1, s2, s3 := dots4(q, r, r[d:], r[2*d:], r[3*d:])
 		w4 := w[p : p+4 : p+4]
 		w4[0], w4[1], w4[2], w4[3] = s0, s1, s2, s3
 		mx = max4(mx, s0, s1, s2, s3)
@@ -235,6 +219,21 @@ func refLogits(w, q, rows []float32) float32 {
 		}
 	}
 	return mx
+}
+
+// dots4 returns q·r0, …, q·r3 over len(q) values (each r at least as
+// long): four rows per pass share the loads of q, and each dot adds its
+// terms in order, as dot does, so the results are dot's bits.
+func dots4(q, r0, r1, r2, r3 []float32) (s0, s1, s2, s3 float32) {
+	d := len(q)
+	r0, r1, r2, r3 = r0[:d], r1[:d], r2[:d], r3[:d]
+	for j, x := range q {
+		s0 += x * r0[j]
+		s1 += x * r1[j]
+		s2 += x * r2[j]
+		s3 += x * r3[j]
+	}
+	return s0, s1, s2, s3
 }
 
 // max4 returns the largest of its arguments (none is NaN: the engine's

@@ -32,17 +32,23 @@ func stepRun(t *testing.T, e *Engine) streamRun {
 	return r
 }
 
-// sharedConfigs are cache settings over one stream (two layers, grouped
-// query heads): eviction policies, storages, reference strides.
-func sharedConfigs() []Config {
-	base := DefaultConfig()
-	base.Layers, base.Heads, base.KVHeads, base.HeadDim, base.Tokens = 2, 4, 2, 16, 150
-	var cs []Config
+// presetConfigs returns a small stream of n tokens (two layers, grouped
+// query heads) with the default cache settings, and every preset over it.
+func presetConfigs(n int) (base Config, presets []Config) {
+	base = DefaultConfig()
+	base.Layers, base.Heads, base.KVHeads, base.HeadDim, base.Tokens = 2, 4, 2, 16, n
 	for _, p := range Presets {
 		c := base
 		p.Apply(&c)
-		cs = append(cs, c)
+		presets = append(presets, c)
 	}
+	return base, presets
+}
+
+// sharedConfigs are cache settings over one stream (two layers, grouped
+// query heads): eviction policies, storages, reference strides.
+func sharedConfigs() []Config {
+	base, cs := presetConfigs(150)
 	lowrank, sparse, short := base, base, base
 	lowrank.Rank, lowrank.Bits = 8, 4
 	sparse.RefStride = 5
@@ -162,14 +168,7 @@ func TestSharedReplayAllocatesNothing(t *testing.T) {
 // for every storage (which is what proves that a held token's
 // reconstruction changes only with its kind).
 func TestStorageErrorsCachedPerKind(t *testing.T) {
-	base := DefaultConfig()
-	base.Layers, base.Heads, base.KVHeads, base.HeadDim, base.Tokens = 2, 4, 2, 16, 160
-	var cs []Config
-	for _, p := range Presets {
-		c := base
-		p.Apply(&c)
-		cs = append(cs, c)
-	}
+	base, cs := presetConfigs(160)
 	for _, st := range []struct {
 		bits, group, residual, rank int
 		gran                        string
