@@ -265,7 +265,13 @@ func (r *ModelRun) Snapshot(layer int) *Snapshot {
 	s.Metrics, s.History = r.last, r.history
 	s.Tokens = r.pieces
 	t := &r.text
-	t.Full, t.Compressed = string(r.refText), string(r.testText)
+	// The texts only grow: convert them again only when they did.
+	if len(t.Full) != len(r.refText) {
+		t.Full = string(r.refText)
+	}
+	if len(t.Compressed) != len(r.testText) {
+		t.Compressed = string(r.testText)
+	}
 	t.Diverge, t.KLHistory = r.diverge, r.kls
 	t.NextKL, t.MeanKL, t.Agreement = 0, 0, 0
 	if r.steps > 0 {

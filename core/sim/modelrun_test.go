@@ -154,3 +154,23 @@ func TestModelGranularityCase(t *testing.T) {
 		t.Fatalf("mean KL %v for channel, %v for Channel", kl["channel"], kl["Channel"])
 	}
 }
+
+// A snapshot carries the texts so far, step after step, and repeating one
+// between steps allocates nothing (the page takes one every frame).
+func TestModelSnapshotTexts(t *testing.T) {
+	m := loadModel(t)
+	r, err := NewModelRun(m, DefaultConfig(), "Once upon a time", 40, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Step() {
+		s := r.Snapshot(1)
+		full, comp := r.Texts()
+		if s.Text.Full != full || s.Text.Compressed != comp {
+			t.Fatalf("step %d: snapshot texts %q / %q, want %q / %q", s.Step, s.Text.Full, s.Text.Compressed, full, comp)
+		}
+	}
+	if a := testing.AllocsPerRun(20, func() { r.Snapshot(1) }); a != 0 {
+		t.Fatalf("a repeated snapshot allocates %v times", a)
+	}
+}
