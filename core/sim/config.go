@@ -40,7 +40,7 @@ type Config struct {
 	Rank        int    // low-rank coefficients per token; 0 = off
 
 	// Reference: attention over the uncompressed history, for the fidelity metrics.
-	RefStride int // compute the reference every RefStride steps; 1 = every step, 0 = off
+	RefStride int // measure against the reference every RefStride steps (1 = every step, 0 = off); with it on, the engine records its stream (see Stream)
 }
 
 // DefaultConfig is the page's opening configuration.
