@@ -177,6 +177,7 @@ func (a *app) apply(next view.State, target int) {
 			}
 		}
 		s.eng, s.snap, s.mkey = e, nil, modelKey{}
+		a.decode = decodeRate{} // measure the new run
 	}
 	a.st = next
 	a.good = next

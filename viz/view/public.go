@@ -29,7 +29,7 @@ type PageState struct {
 	Mode      string    `json:"mode"`      // ModeSynthetic or ModeModel
 	Model     PageModel `json:"model"`     // the real model's file
 	Text      *PageText `json:"text"`      // real-model mode: the two texts; nil otherwise
-	StepsPerS float64   `json:"stepsPerS"` // engine steps per second of stepping time since the mode was chosen
+	StepsPerS float64   `json:"stepsPerS"` // engine steps per second of stepping time since the engines were last built
 	RunPrompt int       `json:"runPrompt"` // positions of the prompt (real model: BOS + prompt tokens)
 }
 
