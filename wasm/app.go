@@ -142,6 +142,16 @@ func (a *app) apply(next view.State, target int) {
 		a.applyModel(next, target, 0)
 		return
 	}
+	if a.rec.cur != nil && !a.rec.cur.Matches(next.A) {
+		// Another stream: drop the engines holding the old recording
+		// before a new one is allocated, so the two are never held at once.
+		a.rec.cur = nil
+		for i := range a.sides {
+			if _, isModel := a.sides[i].eng.(*sim.ModelRun); !isModel {
+				a.sides[i].eng, a.sides[i].snap = nil, nil
+			}
+		}
+	}
 	for i := 0; i < 2; i++ {
 		if i == 1 && !next.Compare {
 			a.sides[1].eng, a.sides[1].snap = nil, nil

@@ -22,10 +22,11 @@ type engine interface {
 type streams struct{ cur *sim.Stream }
 
 // newEngine builds the synthetic stream's engine of a configuration,
-// sharing the recording when one matches; with the reference on, a new
-// recording replaces one that does not.
+// sharing the recording when one matches; otherwise the recording is
+// dropped and, with the reference on, a new one made.
 func (st *streams) newEngine(c sim.Config) (engine, error) {
 	if st.cur == nil || !st.cur.Matches(c) {
+		st.cur = nil // let the old recording go before a new one is allocated
 		if c.RefStride == 0 {
 			return sim.New(c)
 		}

@@ -49,6 +49,7 @@ func (d *decodeRate) perSecond() float64 {
 // and the last good state restored (depth guards the fallback).
 func (a *app) applyModel(next view.State, target, depth int) {
 	a.sides[1].eng, a.sides[1].snap = nil, nil
+	a.rec.cur = nil // the synthetic stream's recording is not needed here
 	s := &a.sides[0]
 	if a.st.Mode != next.Mode {
 		a.decode = decodeRate{}

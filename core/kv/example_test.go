@@ -47,14 +47,14 @@ func newSeed000RunBits(steps, bits int) (*seed000Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	int8PerChannel := func(g, d, capacity int) (kv.Store, error) {
+	stores := func(g, d, capacity int) (kv.Store, error) {
 		if bits == 32 {
 			return store.New(store.Config{Bits: 32}, d, capacity)
 		}
 		return store.New(store.Config{Bits: bits, Granularity: store.PerChannel, Calib: cal}, d, capacity)
 	}
 	layer, err := kv.NewLayer(kv.Config{Policy: kv.Seed000, Sink: 4, Recent: 32, Heavy: 28,
-		Heads: heads, KVHeads: heads, Dim: dim, MaxTokens: steps, Keys: int8PerChannel, Values: int8PerChannel})
+		Heads: heads, KVHeads: heads, Dim: dim, MaxTokens: steps, Keys: stores, Values: stores})
 	if err != nil {
 		return nil, err
 	}

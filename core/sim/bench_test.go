@@ -20,7 +20,10 @@ func benchSteps(b *testing.B, cfg Config, at int, replay bool) {
 		if s, err = NewStream(cfg); err != nil {
 			b.Fatal(err)
 		}
-		first, _ := NewShared(cfg, s)
+		first, err := NewShared(cfg, s)
+		if err != nil {
+			b.Fatal(err)
+		}
 		first.RunTo(cfg.Tokens)
 	}
 	var e *Engine

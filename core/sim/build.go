@@ -38,16 +38,27 @@ func (c Config) calibratedRanges() bool {
 // needsCalibration reports whether the storage learns ranges or a basis.
 func (c Config) needsCalibration() bool { return c.calibratedRanges() || c.Rank > 0 }
 
-// maxFloats caps what a run holds per array (the uncompressed history kept
-// for the reference): 2^28 floats, 1 GiB.
+// maxFloats caps the recording a run with the reference keeps (see
+// Stream): 2^28 floats, 1 GiB.
 const maxFloats = 1 << 28
+
+// recordFloats is the size of a Stream of c, in float32s: queries and
+// outputs per query head, keys and values per kv head, and a maximum and
+// a normalizer per query head, for every position and layer.
+func (c Config) recordFloats() int64 {
+	tl := int64(c.Tokens) * int64(c.Layers)
+	return tl * (int64(2*c.Heads+2*c.KVHeads)*int64(c.HeadDim) + 2*int64(c.Heads))
+}
+
+// tooLong is the error for a recording beyond maxFloats.
+func (c Config) tooLong() error {
+	return fmt.Errorf("sim: %d tokens × %d layers × (%d query + %d kv heads) × %d dims is too long a run to record for the reference (%d MiB, at most %d MiB); turn the reference off or shorten the run",
+		c.Tokens, c.Layers, c.Heads, c.KVHeads, c.HeadDim, c.recordFloats()*4>>20, maxFloats*4>>20)
+}
 
 // validateCache checks everything but the generator's knobs.
 func (c Config) validateCache() error {
 	switch {
-	case c.RefStride > 0 && int64(c.Tokens)*int64(c.Layers)*int64(max(c.KVHeads, c.Heads))*int64(c.HeadDim) > maxFloats:
-		return fmt.Errorf("sim: %d tokens × %d layers × %d heads × %d dims is too long a history to keep for the reference (at most %d values); turn the reference off or shorten the run",
-			c.Tokens, c.Layers, max(c.KVHeads, c.Heads), c.HeadDim, maxFloats)
 	case c.Layers < 1 || c.Heads < 1 || c.KVHeads < 1 || c.HeadDim < 1:
 		return fmt.Errorf("sim: layers (%d), heads (%d), kv heads (%d) and head dim (%d) must be positive", c.Layers, c.Heads, c.KVHeads, c.HeadDim)
 	case c.Tokens < 1 || c.Tokens > 1<<24:
@@ -58,6 +69,9 @@ func (c Config) validateCache() error {
 		return fmt.Errorf("sim: reference stride must not be negative, got %d", c.RefStride)
 	case c.Rank < 0 || c.Rank > c.HeadDim:
 		return fmt.Errorf("sim: rank %d must be in [0, head dim %d]", c.Rank, c.HeadDim)
+	case c.RefStride > 0 && c.Layers <= 1<<20 && c.Heads <= 1<<20 && c.KVHeads <= 1<<20 && c.HeadDim <= 1<<20 && c.recordFloats() > maxFloats,
+		c.RefStride > 0 && max(c.Layers, c.Heads, c.KVHeads, c.HeadDim) > 1<<20:
+		return c.tooLong()
 	}
 	if _, err := c.kv(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/kvscope/kvscope/core/internal/fastmath"
 	"github.com/kvscope/kvscope/core/kv"
@@ -22,6 +23,9 @@ type caches struct {
 	kerrs, verrs []slotErr // [layer][kv head][slot]: storage error of each
 	kdiff        []float32 // [layer][kv head][slot][dim]: k̂ − k of each
 	diffSum      []int64   // [layer][kv head][dim]: Σ k̂ − k over the tokens inSum, in units of 2^-fixBits
+	fixLimit     float64   // largest |k̂ − k| diffSum takes without overflowing
+	direct       []bool    // [layer][kv head]: an error beyond fixLimit was seen; the bias sums k̂ − k afresh
+	sum64        []float64 // dim: Σ k̂ − k of a direct head
 	inSum        []bool    // [layer][kv head][slot]: the slot's k̂ − k is in diffSum
 	seen         []uint32  // [layer][kv head][slot]: the last measure that found the token cached
 	stamp        uint32    // measures so far
@@ -75,6 +79,10 @@ func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*
 	c.kerrs, c.verrs = make([]slotErr, n/cfg.HeadDim), make([]slotErr, n/cfg.HeadDim)
 	c.kdiff, c.diffSum = make([]float32, n), make([]int64, cfg.Layers*cfg.KVHeads*cfg.HeadDim)
 	c.inSum, c.seen = make([]bool, n/cfg.HeadDim), make([]uint32, n/cfg.HeadDim)
+	c.direct, c.sum64 = make([]bool, cfg.Layers*cfg.KVHeads), make([]float64, cfg.HeadDim)
+	// capacity tokens of errors up to fixLimit, in units of 2^-fixBits, stay
+	// below 2^62.
+	c.fixLimit = math.Ldexp(1, 62-fixBits-bits.Len(uint(c.capacity)))
 	c.kbuf = make([]float32, cfg.HeadDim)
 	return c, nil
 }
@@ -95,6 +103,7 @@ func (c *caches) reset() {
 	}
 	clear(c.diffSum)
 	clear(c.inSum)
+	clear(c.direct)
 }
 
 // step decodes position t in layer l and remembers the token's originals.
@@ -202,6 +211,9 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 				measureSlot(ke, kind, ks, kslot, c.origK[ki*d:(ki+1)*d], diff)
 				addFixed(diffSum, diff, 1)
 				c.inSum[ki] = true
+				if ke.max > c.fixLimit {
+					c.direct[l*cfg.KVHeads+g] = true
+				}
 			}
 			if kind := kindOf(vst, vslot); kind == store.Empty || kind != ve.kind {
 				measureSlot(ve, kind, vs, vslot, c.origV[vi*d:(vi+1)*d], c.kbuf)
@@ -226,13 +238,33 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 		// kept from measure to measure: only tokens that arrived, left or
 		// changed kind move it. In fixed point, additions and subtractions
 		// are exact, so the sum does not depend on the order of arrivals.
+		// Errors too large for the fixed point (float32 stores of huge
+		// values) make the head sum its cached tokens' k̂ − k afresh.
 		var bias float64
-		for qh := g * group; qh < (g+1)*group; qh++ {
-			var b float64
-			for j, x := range q[qh*d : (qh+1)*d] {
-				b += float64(x) * float64(diffSum[j])
+		if c.direct[l*cfg.KVHeads+g] {
+			sum := c.sum64
+			clear(sum)
+			for i := range ps {
+				kslot, _ := layer.Slots(g, i)
+				for j, x := range c.kdiff[(base+kslot)*d : (base+kslot+1)*d] {
+					sum[j] += float64(x)
+				}
 			}
-			bias += b * (scale / fixOne)
+			for qh := g * group; qh < (g+1)*group; qh++ {
+				var b float64
+				for j, x := range q[qh*d : (qh+1)*d] {
+					b += float64(x) * sum[j]
+				}
+				bias += b * scale
+			}
+		} else {
+			for qh := g * group; qh < (g+1)*group; qh++ {
+				var b float64
+				for j, x := range q[qh*d : (qh+1)*d] {
+					b += float64(x) * float64(diffSum[j])
+				}
+				bias += b * (scale / fixOne)
+			}
 		}
 		m.KMax += kmax
 		m.VMax += vmax
@@ -354,9 +386,10 @@ func measureSlot(e *slotErr, kind store.Kind, s kv.Store, slot int, orig, diff [
 	e.sq, e.max = errStats(diff)
 }
 
-// fixBits is the fixed point of caches.diffSum: k̂ − k in units of 2^-22
-// (storage errors are far larger), so that a sum over 2^24 tokens of errors
-// up to FP16's range stays within an int64.
+// fixBits is the fixed point of caches.diffSum: k̂ − k in units of 2^-22,
+// far below any storage error worth showing. A sum of capacity errors stays
+// within an int64 while each is at most caches.fixLimit (2^33 for a
+// 64-token budget); a head that sees a larger one is summed directly.
 const (
 	fixBits = 22
 	fixOne  = 1 << fixBits
@@ -371,18 +404,18 @@ func addFixed(acc []int64, x []float32, sign int64) {
 }
 
 // errStats returns Σ d[i]² and max |d[i]| over the values of d (none
-// NaN). Four independent sums (in float32: a head's few dozen squared
-// errors) keep the additions from waiting on each other; the magnitude is
+// NaN). Four independent sums keep the additions from waiting on each
+// other; the magnitude is
 // math.Abs, a sign-bit clear natively and f64.abs under WebAssembly, not a
 // mispredicted branch per value; the maximum is a comparison, not the
 // builtin max, whose NaN handling is a call under WebAssembly.
 func errStats(d []float32) (sq, mx float64) {
-	var s0, s1, s2, s3 float32
-	var m float64
+	var s0, s1, s2, s3, m float64
 	i := 0
 	for ; i+4 <= len(d); i += 4 {
 		d4 := d[i : i+4 : i+4]
-		s0, s1, s2, s3 = s0+d4[0]*d4[0], s1+d4[1]*d4[1], s2+d4[2]*d4[2], s3+d4[3]*d4[3]
+		x0, x1, x2, x3 := float64(d4[0]), float64(d4[1]), float64(d4[2]), float64(d4[3])
+		s0, s1, s2, s3 = s0+x0*x0, s1+x1*x1, s2+x2*x2, s3+x3*x3
 		for _, x := range d4 {
 			if a := math.Abs(float64(x)); a > m {
 				m = a
@@ -390,10 +423,11 @@ func errStats(d []float32) (sq, mx float64) {
 		}
 	}
 	for ; i < len(d); i++ {
-		s0 += d[i] * d[i]
-		if a := math.Abs(float64(d[i])); a > m {
+		x := float64(d[i])
+		s0 += x * x
+		if a := math.Abs(x); a > m {
 			m = a
 		}
 	}
-	return float64((s0 + s1) + (s2 + s3)), m
+	return (s0 + s1) + (s2 + s3), m
 }

@@ -24,6 +24,9 @@ func TestConfigErrors(t *testing.T) {
 		{"NaN knob", func(c *Config) { c.Locality = math.NaN() }, "Locality"},
 		{"gqa", func(c *Config) { c.KVHeads = 3 }, "KVHeads"},
 		{"history too long to keep", func(c *Config) { c.Tokens, c.Heads, c.KVHeads, c.HeadDim = 1<<24, 64, 64, 128 }, "too long"},
+		{"recording over 1 GiB (queries and outputs count)", func(c *Config) {
+			c.Tokens, c.Layers, c.Heads, c.KVHeads, c.HeadDim = 4096, 8, 32, 4, 128
+		}, "too long"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultConfig()

@@ -24,8 +24,8 @@ type Engine struct {
 	pos     int       // tokens decoded
 	err     error
 
-	// The recording the engine reads and the reference (nil stream when
-	// RefStride is 0 and none was shared).
+	// The recording the engine reads (nil when RefStride is 0 and none
+	// was shared) and the reference (nil refW when RefStride is 0).
 	stream   *Stream
 	refW     []float32 // [layer][query head][t]: reference attention rows
 	rowsAt   []int     // per layer: the position whose full rows refW holds; -1 if none
@@ -100,7 +100,7 @@ func newEngine(cfg Config, newSource func() (Source, error), key streamKey, s *S
 	qLen, kvLen := cfg.Layers*cfg.Heads*d, cfg.Layers*cfg.KVHeads*d
 	e.q, e.k, e.v = make([]float32, qLen), make([]float32, kvLen), make([]float32, kvLen)
 	e.out = make([]float32, cfg.Heads*d)
-	if s != nil {
+	if cfg.RefStride > 0 {
 		e.refW = make([]float32, cfg.Layers*cfg.Heads*cfg.Tokens)
 		e.rowsAt = make([]int, cfg.Layers)
 		for i := range e.rowsAt {
@@ -128,8 +128,8 @@ func (e *Engine) Layer(l int) *kv.Layer { return e.c.layers[l] }
 // Step decodes one token through every layer and, on reference steps,
 // measures it against the uncompressed history. It returns false once
 // Config.Tokens tokens are decoded (or after an error, see Err). A step
-// costs O(Layers·Heads·Budget·Dim) plus, on reference steps,
-// O(Layers·Heads·Pos·Dim).
+// costs O(Layers·Heads·Budget·Dim) plus, on reference steps the stream
+// has not recorded yet, O(Layers·Heads·Pos·Dim).
 func (e *Engine) Step() bool {
 	if e.pos >= e.cfg.Tokens || e.err != nil {
 		return false

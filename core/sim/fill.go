@@ -20,21 +20,22 @@ func (e *Engine) Metrics() (last Metrics, history []Metrics) { return e.last, e.
 
 // Snapshot fills the engine's snapshot with layer's state after the last
 // step and returns it. The snapshot is reused by the next call. Filling
-// costs O(KVHeads·(Pos + Budget·Dim)), plus O(Heads·Pos·Dim) when the
-// last step was not a reference step: cells carry the reference attention
-// (AttnFull) whenever the reference is on (RefStride > 0); the metrics
-// are those of the last reference step.
+// costs O(KVHeads·(Pos + Budget·Dim)), plus O(Heads·Pos·Dim) unless the
+// last step computed the layer's reference over the whole history (a
+// reference step of a stream's first run): cells carry the reference
+// attention (AttnFull) whenever the reference is on (RefStride > 0); the
+// metrics are those of the last reference step.
 func (e *Engine) Snapshot(layer int) *Snapshot {
 	s := &e.snap
 	var ref func(int) []float32
-	if e.stream != nil && e.pos > 0 && e.rowsAt[layer] != e.pos-1 {
+	if e.refW != nil && e.pos > 0 && e.rowsAt[layer] != e.pos-1 {
 		// Compute the shown layer's reference attention for the last step
 		// on demand, so cells always carry it.
 		rows := e.refW[layer*e.cfg.Heads*e.cfg.Tokens : (layer+1)*e.cfg.Heads*e.cfg.Tokens]
 		e.stream.reference(e.pos-1, layer, rows, e.cfg.Tokens)
 		e.rowsAt[layer] = e.pos - 1
 	}
-	if e.stream != nil && e.pos > 0 {
+	if e.refW != nil && e.pos > 0 {
 		ref = func(qh int) []float32 {
 			i := (layer*e.cfg.Heads + qh) * e.cfg.Tokens
 			return e.refW[i : i+e.cfg.Tokens]

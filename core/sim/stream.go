@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/kvscope/kvscope/core/internal/fastmath"
@@ -49,8 +48,7 @@ type streamKey struct {
 // NewStream returns an empty recording of cfg's synthetic stream, with
 // room for cfg.Tokens positions. It allocates everything up front: about
 // 4·Tokens·Layers·(2·Heads + 2·KVHeads)·HeadDim bytes. It returns an error
-// if cfg is invalid or the recording would exceed the simulator's
-// per-array limit.
+// if cfg is invalid or the recording would exceed 1 GiB.
 func NewStream(cfg Config) (*Stream, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -59,9 +57,8 @@ func NewStream(cfg Config) (*Stream, error) {
 }
 
 func newStream(cfg Config, key streamKey, newSource func() (Source, error)) (*Stream, error) {
-	if n := int64(cfg.Tokens) * int64(cfg.Layers) * int64(max(cfg.Heads, cfg.KVHeads)) * int64(cfg.HeadDim); n > maxFloats {
-		return nil, fmt.Errorf("sim: %d tokens × %d layers × %d heads × %d dims is too long a stream to record (at most %d values); turn the reference off or shorten the run",
-			cfg.Tokens, cfg.Layers, max(cfg.KVHeads, cfg.Heads), cfg.HeadDim, maxFloats)
+	if cfg.recordFloats() > maxFloats {
+		return nil, cfg.tooLong()
 	}
 	src, err := newSource()
 	if err != nil {

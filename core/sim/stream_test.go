@@ -1,9 +1,13 @@
 package sim
 
 import (
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kvscope/kvscope/core/trace"
 )
 
 // streamRun is what a run shows: the metrics history and, every few
@@ -49,11 +53,12 @@ func presetConfigs(n int) (base Config, presets []Config) {
 // query heads): eviction policies, storages, reference strides.
 func sharedConfigs() []Config {
 	base, cs := presetConfigs(150)
-	lowrank, sparse, short := base, base, base
+	lowrank, sparse, short, off := base, base, base, base
 	lowrank.Rank, lowrank.Bits = 8, 4
 	sparse.RefStride = 5
 	short.Tokens = 90
-	return append(cs, base, lowrank, sparse, short)
+	off.RefStride = 0
+	return append(cs, base, lowrank, sparse, short, off)
 }
 
 // Engines sharing a Stream, one after another (each replaying what the
@@ -74,8 +79,8 @@ func TestSharedStreamMatchesPrivate(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, got := stepRun(t, private), stepRun(t, shared)
-		if len(want.history) == 0 {
-			t.Fatalf("config %d: no metrics", i)
+		if (len(want.history) == 0) != (cfg.RefStride == 0) {
+			t.Fatalf("config %d: %d metric entries with reference stride %d", i, len(want.history), cfg.RefStride)
 		}
 		if !reflect.DeepEqual(want, got) {
 			t.Fatalf("config %d (%s, %d bits): the shared run differs from the private one", i, cfg.Policy, cfg.Bits)
@@ -163,24 +168,36 @@ func TestSharedReplayAllocatesNothing(t *testing.T) {
 	}
 }
 
+// storageConfigs are storages and policies over base, some measured at
+// every step, some every few steps (so slots are reused between measures).
+func storageConfigs(base Config) []Config {
+	var cs []Config
+	for _, st := range []struct {
+		bits, group, residual, rank, stride int
+		gran, policy                        string
+	}{
+		{4, 8, 0, 0, 1, "group", "h2o"}, {3, 0, 0, 0, 1, "channel", "h2o"}, {2, 0, 0, 0, 1, "tensor", "h2o"},
+		{2, 0, 24, 0, 1, "token", "h2o"}, {4, 8, 40, 0, 1, "kivi", "h2o"}, {4, 0, 0, 6, 1, "token", "h2o"},
+		{8, 0, 20, 6, 1, "token", "h2o"}, {16, 0, 0, 6, 1, "token", "h2o"}, {16, 0, 0, 0, 1, "token", "h2o"},
+		{4, 8, 0, 0, 3, "group", "h2o"}, {2, 0, 24, 0, 7, "token", "tova"}, {4, 8, 40, 0, 5, "kivi", "random"},
+		{4, 8, 12, 0, 2, "kivi", "h2o"}, {8, 0, 20, 6, 4, "token", "snapkv"}, {32, 0, 10, 6, 3, "token", "window"},
+		{3, 0, 7, 0, 6, "channel", "knorm"}, {4, 0, 5, 0, 11, "tensor", "chunk"},
+	} {
+		c := base
+		c.Policy, c.Heavy, c.Recent, c.RefStride = st.policy, 20, 30, st.stride
+		c.Bits, c.GroupSize, c.Residual, c.Rank, c.Granularity = st.bits, max(st.group, 8), st.residual, st.rank, st.gran
+		cs = append(cs, c)
+	}
+	return cs
+}
+
 // Storage errors are measured once per token and kind; an engine that
 // measures every kept token again at every step shows the same metrics,
 // for every storage (which is what proves that a held token's
 // reconstruction changes only with its kind).
 func TestStorageErrorsCachedPerKind(t *testing.T) {
 	base, cs := presetConfigs(160)
-	for _, st := range []struct {
-		bits, group, residual, rank int
-		gran                        string
-	}{
-		{4, 8, 0, 0, "group"}, {3, 0, 0, 0, "channel"}, {2, 0, 0, 0, "tensor"}, {2, 0, 24, 0, "token"},
-		{4, 8, 40, 0, "kivi"}, {4, 0, 0, 6, "token"}, {8, 0, 20, 6, "token"}, {16, 0, 0, 6, "token"}, {16, 0, 0, 0, "token"},
-	} {
-		c := base
-		c.Policy, c.Heavy, c.Recent = "h2o", 20, 30
-		c.Bits, c.GroupSize, c.Residual, c.Rank, c.Granularity = st.bits, max(st.group, 8), st.residual, st.rank, st.gran
-		cs = append(cs, c)
-	}
+	cs = append(cs, storageConfigs(base)...)
 	for i, cfg := range cs {
 		cached, err := New(cfg)
 		if err != nil {
@@ -194,9 +211,96 @@ func TestStorageErrorsCachedPerKind(t *testing.T) {
 		}
 		_, want := fresh.Metrics()
 		_, got := cached.Metrics()
-		if len(got) != cfg.Tokens || !reflect.DeepEqual(got, want) {
+		if len(got) == 0 || !reflect.DeepEqual(got, want) {
 			t.Fatalf("config %d (%s, %d bits %s, residual %d, rank %d): cached storage errors differ from measuring every step",
 				i, cfg.Policy, cfg.Bits, cfg.Granularity, cfg.Residual, cfg.Rank)
 		}
+	}
+}
+
+// The running fixed-point sum of k̂ − k equals a recount over the cached
+// tokens after every measure, whatever came and went in between.
+func TestBiasSumMatchesRecount(t *testing.T) {
+	base, cs := presetConfigs(300)
+	cs = append(cs, storageConfigs(base)...)
+	for i, cfg := range cs {
+		e, err := New(cfg)
+		if err != nil {
+			t.Fatalf("config %d: %v", i, err)
+		}
+		d := cfg.HeadDim
+		buf := make([]float32, d)
+		want := make([]int64, d)
+		for e.Step() {
+			if p := e.Pos() - 1; p%cfg.RefStride != 0 && p != cfg.Tokens-1 {
+				continue
+			}
+			for l, layer := range e.c.layers {
+				for g := range cfg.KVHeads {
+					clear(want)
+					ks, _ := layer.Stores(g)
+					for j := range layer.Positions(g) {
+						kslot, _ := layer.Slots(g, j)
+						ks.Read(kslot, buf)
+						for x, o := range e.c.orig(e.c.origK, l, g, kslot) {
+							buf[x] -= o
+						}
+						addFixed(want, buf, 1)
+					}
+					if got := e.c.diffSum[(l*cfg.KVHeads+g)*d:][:d]; !reflect.DeepEqual(got, want) {
+						t.Fatalf("config %d (%s, %s, stride %d), step %d, layer %d, head %d: running sum %v…, recount %v…",
+							i, cfg.Policy, cfg.Granularity, cfg.RefStride, e.Pos()-1, l, g, got[:3], want[:3])
+					}
+				}
+			}
+		}
+		if e.Err() != nil {
+			t.Fatal(e.Err())
+		}
+	}
+}
+
+// Keys too large for FP16 (a float32 trace stored in float32 with a low
+// rank) still give finite storage errors and the bias a direct sum gives.
+func TestHugeErrorsStayFinite(t *testing.T) {
+	const layers, tokens, heads, dim = 1, 64, 2, 8
+	r := rand.New(rand.NewPCG(1, 2))
+	n := layers * tokens * heads * dim
+	tr := &trace.Trace{Layers: layers, Tokens: tokens, QHeads: heads, KVHeads: heads, Dim: dim,
+		Q: make([]float32, n), K: make([]float32, n), V: make([]float32, n)}
+	for i := range tr.Q {
+		tr.Q[i] = float32(r.NormFloat64() * 1e-20)
+		tr.K[i] = float32(r.NormFloat64() * 1e20)
+		tr.V[i] = float32(r.NormFloat64())
+	}
+	cfg := DefaultConfig()
+	cfg.Bits, cfg.Rank, cfg.Tokens, cfg.Prompt = 32, 2, tokens, 4
+	e, err := NewReplay(cfg, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e.Step() {
+	}
+	if e.Err() != nil {
+		t.Fatal(e.Err())
+	}
+	m, _ := e.Metrics()
+	// The bias recounted in float64 over the cached tokens.
+	var want float64
+	layer, q, buf := e.Layer(0), e.q, make([]float32, dim)
+	for g := range heads {
+		ks, _ := layer.Stores(g)
+		var b float64
+		for j := range layer.Positions(g) {
+			kslot, _ := layer.Slots(g, j)
+			ks.Read(kslot, buf)
+			for x, o := range e.c.orig(e.c.origK, 0, g, kslot) {
+				b += float64(q[g*dim+x]) * (float64(buf[x]) - float64(o))
+			}
+		}
+		want += b / math.Sqrt(dim) / float64(len(layer.Positions(g))) / heads
+	}
+	if math.IsInf(m.KErr, 0) || math.IsNaN(m.KErr) || m.KErr <= 0 || math.Abs(m.Bias-want) > 1e-6*math.Abs(want) { // k̂ − k is a float32 difference
+		t.Fatalf("key error %v, bias %v (recounted %v)", m.KErr, m.Bias, want)
 	}
 }
