@@ -106,8 +106,6 @@ func newEngine(cfg Config, newSource func() (Source, error), key streamKey, s *S
 		for i := range e.rowsAt {
 			e.rowsAt[i] = -1
 		}
-	}
-	if cfg.RefStride > 0 {
 		e.history = make([]Metrics, 0, (cfg.Tokens-1)/cfg.RefStride+2) // every stride-th step and the last
 	}
 	return e, nil
