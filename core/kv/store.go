@@ -1,5 +1,7 @@
 package kv
 
+import "github.com/kvscope/kvscope/core/internal/fastmath"
+
 // Store holds one head's keys or values in slots. *store.Store implements
 // it; the zero configuration of a Layer uses an exact float32 store.
 type Store interface {
@@ -53,7 +55,7 @@ func (e *exact) Read(slot int, dst []float32) { copy(dst, e.data[slot*e.dim:(slo
 
 func (e *exact) Dots(q []float32, slots []int, dst []float32) {
 	for i, s := range slots {
-		dst[i] = dot(q, e.data[s*e.dim:(s+1)*e.dim])
+		dst[i] = fastmath.Dot(q, e.data[s*e.dim:(s+1)*e.dim])
 	}
 }
 
@@ -73,13 +75,4 @@ func (e *exact) Reset() {
 	for s := n - 1; s >= 0; s-- {
 		e.free = append(e.free, s)
 	}
-}
-
-func dot(a, b []float32) float32 {
-	var s float32
-	b = b[:len(a)]
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
 }

@@ -25,7 +25,7 @@ type caches struct {
 	diffSum      []int64   // [layer][kv head][dim]: Σ k̂ − k over the tokens inSum, in units of 2^-fixBits
 	fixLimit     float64   // largest |k̂ − k| diffSum takes without overflowing
 	direct       []bool    // [layer][kv head]: an error beyond fixLimit was seen; the bias sums k̂ − k afresh
-	sum64        []float64 // dim: Σ k̂ − k of a direct head
+	sum64        []float64 // dim: Σ k̂ − k of the head being measured
 	inSum        []bool    // [layer][kv head][slot]: the slot's k̂ − k is in diffSum
 	seen         []uint32  // [layer][kv head][slot]: the last measure that found the token cached
 	stamp        uint32    // measures so far
@@ -240,9 +240,8 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 		// are exact, so the sum does not depend on the order of arrivals.
 		// Errors too large for the fixed point (float32 stores of huge
 		// values) make the head sum its cached tokens' k̂ − k afresh.
-		var bias float64
+		sum := c.sum64
 		if c.direct[l*cfg.KVHeads+g] {
-			sum := c.sum64
 			clear(sum)
 			for i := range ps {
 				kslot, _ := layer.Slots(g, i)
@@ -250,21 +249,18 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 					sum[j] += float64(x)
 				}
 			}
-			for qh := g * group; qh < (g+1)*group; qh++ {
-				var b float64
-				for j, x := range q[qh*d : (qh+1)*d] {
-					b += float64(x) * sum[j]
-				}
-				bias += b * scale
-			}
 		} else {
-			for qh := g * group; qh < (g+1)*group; qh++ {
-				var b float64
-				for j, x := range q[qh*d : (qh+1)*d] {
-					b += float64(x) * float64(diffSum[j])
-				}
-				bias += b * (scale / fixOne)
+			for j, v := range diffSum {
+				sum[j] = float64(v) / fixOne
 			}
+		}
+		var bias float64
+		for qh := g * group; qh < (g+1)*group; qh++ {
+			var b float64
+			for j, x := range q[qh*d : (qh+1)*d] {
+				b += float64(x) * sum[j]
+			}
+			bias += b * scale
 		}
 		m.KMax += kmax
 		m.VMax += vmax

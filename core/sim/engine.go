@@ -233,15 +233,6 @@ func ratio(errSq, normSq float64) float64 {
 	return math.Sqrt(errSq / normSq)
 }
 
-func dot(a, b []float32) float32 {
-	var s float32
-	b = b[:len(a)]
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
-}
-
 func sqdiff(a, b []float32) float64 {
 	var s float64
 	b = b[:len(a)]

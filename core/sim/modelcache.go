@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/model"
 )
@@ -151,6 +152,6 @@ func (r *reposStore) Dots(q []float32, slots []int, dst []float32) {
 	for i, s := range slots {
 		r.Store.Read(s, r.kr)
 		r.rot.apply(r.kr, i)
-		dst[i] = dot(r.qr, r.kr)
+		dst[i] = fastmath.Dot(r.qr, r.kr)
 	}
 }

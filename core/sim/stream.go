@@ -169,7 +169,7 @@ func (s *Stream) reference(t, l int, rows []float32, stride int) {
 func (s *Stream) weight(t, l, qh, p int) float32 {
 	i := (t*s.layers+l)*s.heads + qh
 	k, _ := s.history(l, qh/(s.heads/s.kvHeads), p+1)
-	return fastmath.ExpNeg((dot(s.query(t, l, qh), k[p*s.dim:])-s.mx[i])*s.scale) * s.inv[i]
+	return fastmath.ExpNeg((fastmath.Dot(s.query(t, l, qh), k[p*s.dim:])-s.mx[i])*s.scale) * s.inv[i]
 }
 
 // weights sets row[p] = weight(t, l, qh, p) for each position p of ps,
@@ -209,7 +209,7 @@ func refLogits(w, q, rows []float32) float32 {
 		mx = max4(mx, s0, s1, s2, s3)
 	}
 	for ; p < len(w); p++ {
-		s := dot(q, rows[p*d:(p+1)*d])
+		s := fastmath.Dot(q, rows[p*d:(p+1)*d])
 		w[p] = s
 		if s > mx {
 			mx = s
@@ -220,7 +220,7 @@ func refLogits(w, q, rows []float32) float32 {
 
 // dots4 returns q·r0, …, q·r3 over len(q) values (each r at least as
 // long): four rows per pass share the loads of q, and each dot adds its
-// terms in order, as dot does, so the results are dot's bits.
+// terms in order, as fastmath.Dot does, so the results are its bits.
 func dots4(q, r0, r1, r2, r3 []float32) (s0, s1, s2, s3 float32) {
 	d := len(q)
 	r0, r1, r2, r3 = r0[:d], r1[:d], r2[:d], r3[:d]

@@ -48,63 +48,44 @@ func (k Metric) Value(m *sim.Metrics) float64 {
 // in [0, 1]; NaN and infinite values count as 0. It returns the columns
 // used and hi, and allocates nothing.
 func Spark(dst []float32, hist []sim.Metrics, k Metric, floor float64) ([]float32, float64) {
-	n := min(len(dst), len(hist))
-	if n == 0 {
-		return dst[:0], math.Max(floor, 0)
-	}
-	hi := floor
-	for i := range hist {
-		if v := k.Value(&hist[i]); finite(v) && v > hi {
-			hi = v
-		}
-	}
-	if hi <= 0 {
-		hi = 1
-	}
-	for j := 0; j < n; j++ {
-		lo, up := j*len(hist)/n, (j+1)*len(hist)/n
-		m := 0.0
-		for i := lo; i < up; i++ {
-			if v := k.Value(&hist[i]); finite(v) && v > m {
-				m = v
-			}
-		}
-		dst[j] = float32(m / hi)
-	}
-	return dst[:n], hi
+	return spark(dst, len(hist), func(i int) float64 { return k.Value(&hist[i]) }, floor)
 }
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // SparkValues is Spark for a plain series (such as the real model's
 // next-token KL per step): the same bucketing, scaling and NaN handling,
 // no allocation.
 func SparkValues(dst []float32, vals []float64, floor float64) ([]float32, float64) {
-	n := min(len(dst), len(vals))
-	if n == 0 {
+	return spark(dst, len(vals), func(i int) float64 { return vals[i] }, floor)
+}
+
+// spark is Spark over the n values value(0), …, value(n−1).
+func spark(dst []float32, n int, value func(i int) float64, floor float64) ([]float32, float64) {
+	cols := min(len(dst), n)
+	if cols == 0 {
 		return dst[:0], math.Max(floor, 0)
 	}
 	hi := floor
-	for _, v := range vals {
-		if finite(v) && v > hi {
+	for i := range n {
+		if v := value(i); finite(v) && v > hi {
 			hi = v
 		}
 	}
 	if hi <= 0 {
 		hi = 1
 	}
-	for j := 0; j < n; j++ {
-		lo, up := j*len(vals)/n, (j+1)*len(vals)/n
+	for j := range cols {
 		m := 0.0
-		for _, v := range vals[lo:up] {
-			if finite(v) && v > m {
+		for i := j * n / cols; i < (j+1)*n/cols; i++ {
+			if v := value(i); finite(v) && v > m {
 				m = v
 			}
 		}
 		dst[j] = float32(m / hi)
 	}
-	return dst[:n], hi
+	return dst[:cols], hi
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // SparkPaths returns SVG path data for a sparkline of heights hs (each in
 // [0, 1], as from Spark) in a w×h box: one bar per height from the bottom
