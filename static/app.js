@@ -104,3 +104,50 @@
   });
   start();
 })();
+
+// Definitions: every figure marked data-def explains itself on hover and
+// on keyboard focus (the Go program fills window.kvscopeDefs at start).
+(function () {
+  const box = document.getElementById("def");
+  if (!box) return;
+  let shown = null;
+  function show(el) {
+    const d = window.kvscopeDefs && window.kvscopeDefs[el.dataset.def];
+    if (!d) return;
+    shown = el;
+    box.querySelector(".dname").textContent = d.name;
+    box.querySelector(".dformula").textContent = d.formula;
+    box.querySelector(".dbetter").textContent = d.better + ".";
+    box.querySelector(".dmeaning").textContent = d.meaning;
+    box.hidden = false;
+    const r = el.getBoundingClientRect();
+    const vw = document.documentElement.clientWidth, vh = document.documentElement.clientHeight;
+    const w = Math.min(340, vw - 16);
+    box.style.width = w + "px";
+    let x = Math.min(Math.max(8, r.left), vw - w - 8);
+    let y = r.bottom + 6;
+    const h = box.offsetHeight;
+    if (y + h > vh - 8) y = Math.max(8, r.top - h - 6);
+    box.style.left = x + "px";
+    box.style.top = y + "px";
+    box.dataset.for = el.dataset.def;
+  }
+  function hide(el) {
+    if (el && el !== shown) return;
+    shown = null;
+    box.hidden = true;
+  }
+  document.addEventListener("mouseover", (ev) => {
+    const el = ev.target.closest && ev.target.closest("[data-def]");
+    if (el) show(el); else if (shown && document.activeElement !== shown) hide();
+  });
+  document.addEventListener("focusin", (ev) => {
+    const el = ev.target.closest && ev.target.closest("[data-def]");
+    if (el) show(el); else hide();
+  });
+  document.addEventListener("focusout", (ev) => {
+    if (ev.target === shown) hide(ev.target);
+  });
+  document.addEventListener("keydown", (ev) => { if (ev.key === "Escape") hide(); });
+  document.addEventListener("scroll", () => hide(), true);
+})();

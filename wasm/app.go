@@ -28,8 +28,9 @@ type side struct {
 // app is the page's state. Only the game loop touches it; DOM callbacks
 // post closures with post, which Update runs.
 type app struct {
-	qmu   sync.Mutex
-	queue []func()
+	qmu     sync.Mutex
+	queue   []func()
+	sliding map[string]string // the latest value of each slider being dragged, not yet applied
 
 	st    view.State // applied state
 	good  view.State // last state whose engines were built
@@ -115,11 +116,20 @@ func (a *app) active() int {
 // showB reports whether configuration B is on screen.
 func (a *app) showB() bool { return a.st.Compare && !a.st.ModelMode() }
 
+// pos returns the step every side shown has reached: the smallest
+// position of the active engines, so that a side rebuilt after its
+// settings moved is caught up before the page steps on (both sides always
+// show the same step).
 func (a *app) pos() int {
-	if a.sides[0].eng == nil {
+	n := a.active()
+	if n == 0 {
 		return 0
 	}
-	return a.sides[0].eng.Pos()
+	p := a.sides[0].eng.Pos()
+	for i := 1; i < n; i++ {
+		p = min(p, a.sides[i].eng.Pos())
+	}
+	return p
 }
 
 func (a *app) addNotices(ns ...view.Notice) {
@@ -127,10 +137,27 @@ func (a *app) addNotices(ns ...view.Notice) {
 		return
 	}
 	a.notices = append(a.notices, ns...)
-	if len(a.notices) > 6 {
-		a.notices = a.notices[len(a.notices)-6:]
+	// One panel holds them all; past maxNotices the oldest go, but a
+	// heading (a notice without a key that ends in a colon) stays first.
+	if len(a.notices) > maxNotices {
+		keep := 0
+		if view.IsHeading(a.notices[0]) {
+			keep = 1
+		}
+		a.notices = append(a.notices[:keep], a.notices[len(a.notices)-(maxNotices-keep):]...)
 	}
 	a.noticeV++
+}
+
+// maxNotices is how many notices the panel lists at most.
+const maxNotices = 12
+
+// clearNotices empties the notices panel.
+func (a *app) clearNotices() {
+	if len(a.notices) > 0 {
+		a.notices = a.notices[:0]
+		a.noticeV++
+	}
 }
 
 // apply makes next the state shown: it rebuilds the engines whose
@@ -244,9 +271,12 @@ func (a *app) rebuild(target int) {
 	a.apply(a.st, target)
 }
 
+// stepAll decodes one token on every side. It reports false when a run
+// is complete; with no engine yet (a model still loading) there is
+// nothing to step and it reports true, so playing waits instead of pausing.
 func (a *app) stepAll() bool {
 	if a.active() == 0 {
-		return false
+		return true
 	}
 	t0 := time.Now()
 	ok := true

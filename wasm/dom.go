@@ -118,6 +118,7 @@ func (a *app) initDOM() {
 	tp := &pg.texts
 	tp.diverge, tp.nextKL, tp.meanKL, tp.agree = newText("text-diverge"), newText("kl-now"), newText("kl-mean"), newText("agree")
 	a.fillSelects()
+	a.fillDefinitions()
 	a.fillMetricRows()
 	a.fillLegend()
 	a.initPictures()
@@ -156,6 +157,26 @@ func (a *app) initDOM() {
 				if el.Get("checked").Bool() {
 					v = "1"
 				}
+			}
+			if kind == "range" {
+				// A dragged slider fires many input events per frame: the
+				// latest value wins, applied once per frame (the map and
+				// numbers follow the drag, throttled to the frame rate).
+				a.qmu.Lock()
+				_, queued := a.sliding[key]
+				a.sliding[key] = v
+				a.qmu.Unlock()
+				if queued {
+					return
+				}
+				a.post(func() {
+					a.qmu.Lock()
+					v := a.sliding[key]
+					delete(a.sliding, key)
+					a.qmu.Unlock()
+					a.setField(key, v)
+				})
+				return
 			}
 			a.post(func() { a.setField(key, v) })
 		})
@@ -201,6 +222,12 @@ func (a *app) initDOM() {
 	}
 	a.on(document, "keydown", a.onKey)
 	a.on(window, "resize", func(js.Value, []js.Value) { a.post(func() { a.reflect() }) })
+	// A link opened in this tab: the page's own address updates use
+	// history.replaceState, which fires no hashchange.
+	a.on(window, "hashchange", func(js.Value, []js.Value) {
+		link := initialLink()
+		a.post(func() { a.start(link) })
+	})
 	a.on(byID("app"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
 	a.on(byID("learn"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
 	for i := 0; i < 2; i++ {
@@ -217,21 +244,22 @@ func (a *app) fillSelects() {
 		o.Set("textContent", label)
 		sel.Call("appendChild", o)
 	}
-	policyNames := map[string]string{"full": "full cache", "window": "window only", "streaming": "StreamingLLM", "h2o": "H2O",
-		"tova": "TOVA", "knorm": "key norm", "chunk": "chunks", "random": "random", "snapkv": "SnapKV", "seed000": "sinks + H2O + recent"}
 	for _, p := range view.Policies {
 		add(byID("policy"), p, policyNames[p])
 	}
+	// Bits: a segmented control of radio buttons, one per offered width.
+	var bits strings.Builder
 	for _, b := range view.BitWidths {
-		label := "INT" + strconv.Itoa(b)
+		label, title := strconv.Itoa(b), "INT"+strconv.Itoa(b)+": integer codes with a scale and zero point"
 		switch b {
 		case 32:
-			label = "float32"
+			label, title = "32", "float32: stored exactly"
 		case 16:
-			label = "FP16"
+			label, title = "16", "FP16: half precision, the usual cache format"
 		}
-		add(byID("bits"), strconv.Itoa(b), label)
+		fmt.Fprintf(&bits, `<label title="%s"><input type="radio" name="bits" value="%d" data-key="bits"><span>%s</span></label>`, title, b, label)
 	}
+	byID("bits").Set("innerHTML", bits.String())
 	granNames := map[string]string{"tensor": "per tensor", "channel": "per channel", "token": "per token", "group": "groups of channels", "kivi": "KIVI (K channel, V token)"}
 	for _, g := range view.Granularities {
 		add(byID("gran"), g, granNames[g])
@@ -248,12 +276,41 @@ func (a *app) fillSelects() {
 	}
 }
 
+// fillDefinitions hands every figure's definition to the page's glue
+// (window.kvscopeDefs, shown on hover and keyboard focus by static/app.js)
+// and to assistive technology (aria-description on each marked element).
+func (a *app) fillDefinitions() {
+	defs := js.Global().Get("Object").New()
+	for k, d := range view.Definitions {
+		o := js.Global().Get("Object").New()
+		o.Set("name", d.Name)
+		o.Set("formula", d.Formula)
+		o.Set("better", d.Better)
+		o.Set("meaning", d.Meaning)
+		defs.Set(k, o)
+	}
+	window.Set("kvscopeDefs", defs)
+	a.describeTerms()
+}
+
+// describeTerms sets aria-description on every element marked with a
+// definition's key (again after the page adds marked elements).
+func (a *app) describeTerms() {
+	nodes := document.Call("querySelectorAll", "[data-def]")
+	for i := 0; i < nodes.Length(); i++ {
+		el := nodes.Index(i)
+		if d, ok := view.Definitions[el.Get("dataset").Get("def").String()]; ok {
+			el.Call("setAttribute", "aria-description", d.Formula+". "+d.Better+". "+d.Meaning)
+		}
+	}
+}
+
 func (a *app) fillMetricRows() {
 	var b strings.Builder
 	for k := view.Metric(0); k < view.NumMetrics; k++ {
-		fmt.Fprintf(&b, `<tr><th scope="row">%s</th><td class="val" id="mv-0-%d"></td><td><div class="hole spark" id="spark-0-%d"></div></td>`+
+		fmt.Fprintf(&b, `<tr><th scope="row"><span class="term" tabindex="0" data-def="%s">%s</span></th><td class="val" id="mv-0-%d"></td><td><div class="hole spark" id="spark-0-%d"></div></td>`+
 			`<td class="val colB" id="mv-1-%d" hidden></td><td class="colB" hidden><div class="hole spark" id="spark-1-%d"></div></td></tr>`,
-			view.MetricNames[k], k, k, k, k)
+			view.MetricKeys[k], view.MetricNames[k], k, k, k, k)
 	}
 	byID("metric-rows").Set("innerHTML", b.String())
 	for i := 0; i < 2; i++ {
@@ -281,16 +338,18 @@ func (a *app) fillLegend() {
 	}
 	var b strings.Builder
 	for k := view.SegPayload; k < view.NumSegs; k++ {
-		fmt.Fprintf(&b, `<span class="chip"><i class="sw" style="background:%s"></i>%s</span>`, view.SegColors[k].Hex(), view.SegNames[k])
+		fmt.Fprintf(&b, `<span class="chip term" tabindex="0" data-def="%s"><i class="sw" style="background:%s"></i>%s</span>`, view.SegKeys[k], view.SegColors[k].Hex(), view.SegNames[k])
 	}
 	byID("seglegend").Set("innerHTML", b.String())
 }
 
-// onKey: Space plays or pauses, ←/→ step, R resets — unless the key
-// belongs to a focused control.
+// onKey: Space plays or pauses, ←/→ step, R resets, wherever the focus
+// is except where the key types or moves a value: text and number fields,
+// menus, and a slider's arrows. A button that keeps the focus after a click
+// does not swallow Space (it would press the button again).
 func (a *app) onKey(_ js.Value, args []js.Value) {
 	ev := args[0]
-	if ev.Get("ctrlKey").Bool() || ev.Get("metaKey").Bool() || ev.Get("altKey").Bool() {
+	if ev.Get("ctrlKey").Bool() || ev.Get("metaKey").Bool() || ev.Get("altKey").Bool() || ev.Get("defaultPrevented").Bool() {
 		return
 	}
 	t := ev.Get("target")
@@ -300,16 +359,8 @@ func (a *app) onKey(_ js.Value, args []js.Value) {
 		typ = t.Get("type").String()
 	}
 	key := ev.Get("key").String()
-	switch tag {
-	case "select", "textarea", "button", "summary":
+	if !view.ShortcutApplies(tag, typ, key, t.Get("isContentEditable").Truthy() && t.Get("isContentEditable").Bool()) {
 		return
-	case "input":
-		if typ != "checkbox" && typ != "radio" {
-			return
-		}
-		if key == " " {
-			return
-		}
 	}
 	switch key {
 	case " ", "Spacebar":
@@ -401,6 +452,19 @@ func (a *app) reflect() {
 		switch c.kind {
 		case "checkbox":
 			c.el.Set("checked", v == "1")
+		case "radio":
+			c.el.Set("checked", c.el.Get("value").String() == v)
+		case "range":
+			if c.key != "speed" {
+				side := a.edit
+				if !a.showB() {
+					side = 0
+				}
+				c.el.Set("max", view.SliderMax(c.key, a.st.Side(side), a.st.Total()))
+			}
+			if c.el.Get("value").String() != v {
+				c.el.Set("value", v)
+			}
 		default:
 			if c.el.Get("value").String() != v {
 				c.el.Set("value", v)
@@ -420,6 +484,7 @@ func (a *app) reflect() {
 	if cmp != a.pg.lastCompare {
 		a.pg.lastCompare = cmp
 		hidden := !a.showB()
+		document.Get("body").Get("classList").Call("toggle", "cmp", !hidden)
 		for _, id := range []string{"side-1", "memblock-1", "scale-1", "edit-side"} {
 			byID(id).Set("hidden", hidden)
 		}
@@ -444,6 +509,7 @@ func (a *app) reflect() {
 		byID("map-"+strconv.Itoa(i)).Get("parentElement").Get("style").Set("height", strconv.Itoa(int(h))+"px")
 	}
 	a.layoutDirty = true
+	byID("budget").Set("textContent", view.BudgetText(a.st.Side(a.edit)))
 	pol := a.st.Side(a.edit).Policy
 	for _, c := range a.pg.controls {
 		c.el.Get("parentElement").Get("classList").Call("toggle", "irrelevant", !relevant(pol, a.st.Side(a.edit), c.key))
@@ -517,6 +583,10 @@ func (a *app) share() {
 	a.addNotices(view.Notice{Msg: "Link copied: it reproduces every setting, the seed and the step."})
 }
 
+// renderNotices writes the notices into their panel between the header
+// and the pictures: a heading when the first notice is one, a list, and one
+// button that dismisses them all. The panel takes room in the page's flow,
+// so it pushes the map down instead of covering it.
 func (a *app) renderNotices() {
 	if a.pg.noticesV == a.noticeV {
 		return
@@ -524,30 +594,39 @@ func (a *app) renderNotices() {
 	a.pg.noticesV = a.noticeV
 	box := byID("notices")
 	box.Set("innerHTML", "")
-	for idx, n := range a.notices {
-		d := document.Call("createElement", "div")
-		d.Set("textContent", n.String())
-		btn := document.Call("createElement", "button")
-		btn.Set("textContent", "×")
-		btn.Call("setAttribute", "aria-label", "Dismiss")
-		btn.Set("type", "button")
-		i := idx
-		var fn js.Func
-		fn = js.FuncOf(func(js.Value, []js.Value) any {
-			a.post(func() {
-				if i < len(a.notices) {
-					a.notices = append(a.notices[:i], a.notices[i+1:]...)
-					a.noticeV++
-				}
-			})
-			fn.Release()
-			return nil
-		})
-		btn.Call("addEventListener", "click", fn)
-		d.Call("appendChild", btn)
-		box.Call("appendChild", d)
-	}
 	box.Get("dataset").Set("count", len(a.notices))
+	box.Set("hidden", len(a.notices) == 0)
+	a.layoutDirty = true
+	if len(a.notices) == 0 {
+		return
+	}
+	ns := a.notices
+	if view.IsHeading(ns[0]) {
+		h := document.Call("createElement", "p")
+		h.Set("className", "ntitle")
+		h.Set("textContent", ns[0].Msg)
+		box.Call("appendChild", h)
+		ns = ns[1:]
+	}
+	ul := document.Call("createElement", "ul")
+	for _, n := range ns {
+		li := document.Call("createElement", "li")
+		li.Set("textContent", n.String())
+		ul.Call("appendChild", li)
+	}
+	box.Call("appendChild", ul)
+	btn := document.Call("createElement", "button")
+	btn.Set("textContent", "Dismiss")
+	btn.Set("type", "button")
+	btn.Set("id", "notices-dismiss")
+	var fn js.Func
+	fn = js.FuncOf(func(js.Value, []js.Value) any {
+		a.post(a.clearNotices)
+		fn.Release()
+		return nil
+	})
+	btn.Call("addEventListener", "click", fn)
+	box.Call("appendChild", btn)
 }
 
 // readRect returns an element's viewport rectangle in CSS px.

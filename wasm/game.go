@@ -75,7 +75,7 @@ func (g *game) Update() error {
 	}
 	// While playing, numbers are written five times a second: the pictures
 	// move every step, text that changes faster cannot be read anyway.
-	if (a.version != a.domV && (!a.st.Playing || a.frames%12 == 0)) || a.frames%30 == 0 {
+	if (a.version != a.domV && (!a.st.Playing || a.frames%12 == 0 || a.domV < 0)) || a.frames%30 == 0 {
 		a.writeDOM()
 		a.domV = a.version
 	}
@@ -117,7 +117,11 @@ func (g *game) Draw(offscreen *ebiten.Image) {
 			if s.snap == nil {
 				continue
 			}
+			prev := s.grid
 			s.grid = s.vp.Place(s.mapR, s.snap.Heads, s.snap.Step, a.runTotal, a.scale)
+			if s.grid.CellW != prev.CellW || s.grid.Left != prev.Left {
+				a.domV = -1 // the axis line describes the grid: rewrite it
+			}
 			hov := viz.Hover{Head: -1}
 			if a.hover.valid && a.hover.side == i {
 				hov = viz.Hover{Head: a.hover.head, Pos: a.hover.pos}
@@ -129,7 +133,11 @@ func (g *game) Draw(offscreen *ebiten.Image) {
 	g.touch(offscreen)
 	a.frames++
 	// Real-model mode without a model is ready too: it shows how to get one.
-	if !a.ready && (a.sides[0].snap != nil || a.active() == 0) {
+	// The first frame shows the prompt read and the numbers of the grid
+	// it drew, never a half-read prompt or an unplaced map.
+	if !a.ready && (a.sides[0].snap != nil && a.pos() >= min(a.runPrompt, a.replayTo) || a.active() == 0) {
+		a.writeDOM()
+		a.domV = a.version
 		a.markReady()
 	}
 }

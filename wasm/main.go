@@ -18,7 +18,7 @@ import (
 )
 
 func main() {
-	a := &app{scale: ebiten.Monitor().DeviceScaleFactor(), summaryAt: -1}
+	a := &app{scale: ebiten.Monitor().DeviceScaleFactor(), summaryAt: -1, sliding: map[string]string{}}
 	if a.scale <= 0 {
 		a.scale = 1
 	}
@@ -62,12 +62,18 @@ func initialLink() string {
 	return loc.Get("search").String()
 }
 
-// start decodes a link, reports what it had to adjust, and builds the engines.
+// start decodes a link, reports what it had to adjust, and builds the
+// engines. It runs when the page opens and again whenever the visitor
+// navigates the open tab to another link (hashchange).
 func (a *app) start(link string) {
 	st, ns := view.Decode(link)
+	a.clearNotices()
 	if len(ns) > 0 {
 		a.addNotices(view.Notice{Msg: "This link had settings kvscope cannot use as given; they were adjusted:"})
 		a.addNotices(ns...)
+	}
+	for i := range a.sides {
+		a.sides[i].vp = view.Viewport{}
 	}
 	explicitPlay := containsKey(link, "play=")
 	if !explicitPlay && window.Call("matchMedia", "(prefers-reduced-motion: reduce)").Get("matches").Bool() {

@@ -15,25 +15,18 @@ import (
 	"github.com/kvscope/kvscope/viz/view"
 )
 
-// configName is a one-line description of a configuration's eviction and storage.
+// policyNames are the page's names of the eviction policies.
+var policyNames = map[string]string{"full": "full cache", "window": "window only", "streaming": "StreamingLLM", "h2o": "H2O",
+	"tova": "TOVA", "knorm": "key norm", "chunk": "chunks", "random": "random", "snapkv": "SnapKV", "seed000": "sinks + H2O + recent"}
+
+// configName is a one-line description of a configuration's eviction and
+// storage that says what each head really keeps.
 func configName(c *sim.Config) string {
-	var b strings.Builder
-	switch c.Policy {
-	case "full":
-		b.WriteString("full cache")
-	case "window":
-		fmt.Fprintf(&b, "window %d", c.Recent)
-	case "streaming":
-		fmt.Fprintf(&b, "StreamingLLM: %d sinks + %d recent", c.Sink, c.Recent)
-	case "chunk":
-		fmt.Fprintf(&b, "chunks of %d, drop %s", c.ChunkSize, view.Percent(c.DropShare))
-	default:
-		name := map[string]string{"h2o": "H2O", "tova": "TOVA", "knorm": "key norm", "random": "random", "snapkv": "SnapKV", "seed000": "sinks + H2O + recent"}[c.Policy]
-		fmt.Fprintf(&b, "%s: %d sinks + %d heavy + %d recent", name, c.Sink, c.Heavy, c.Recent)
+	name := policyNames[c.Policy]
+	if name == "" {
+		name = c.Policy
 	}
-	b.WriteString(" · ")
-	b.WriteString(storageName(c))
-	return b.String()
+	return name + " · " + view.BudgetText(c) + " · " + storageName(c)
 }
 
 func storageName(c *sim.Config) string {
@@ -62,9 +55,12 @@ func storageName(c *sim.Config) string {
 func (a *app) writeDOM() {
 	pg := &a.pg
 	pos := a.pos()
-	if a.replaying() {
-		pg.stepInfo.set(fmt.Sprintf("replaying… %d / %d", pos, a.replayTo))
-	} else {
+	switch {
+	case a.replaying() && a.replayTo > a.runPrompt:
+		pg.stepInfo.set(fmt.Sprintf("catching up: step %d of %d", pos, a.replayTo))
+	case a.active() == 0 && a.st.ModelMode():
+		pg.stepInfo.set("waiting for the model")
+	default:
 		pg.stepInfo.set(fmt.Sprintf("step %d / %d", pos, a.runTotal))
 	}
 	m := view.FindModel(a.st.Model)
@@ -76,19 +72,21 @@ func (a *app) writeDOM() {
 		}
 		c := a.engConfig(i)
 		pg.names[i].set(configName(c))
-		first, n, bin := sd.grid.Columns()
-		last := min(first+n*bin, s.Step) - 1
-		follow := "following the newest token"
-		if sd.vp.Free {
-			follow = "scrolled back — Follow resumes"
+		if sd.grid.CellW > 0 { // placed by a drawn frame
+			first, n, bin := sd.grid.Columns()
+			last := min(first+n*bin, s.Step) - 1
+			follow := "following the newest token"
+			if sd.vp.Free {
+				follow = "scrolled back — Follow resumes"
+			}
+			pg.axes[i].set(fmt.Sprintf("positions %d–%d of %d · %s px per token · %s · layer %d of %d · rows: KV heads",
+				first, max(last, first), s.Step, view.Sig(sd.grid.CellW/a.scale, 2), follow, s.Layer, s.Layers))
 		}
-		pg.axes[i].set(fmt.Sprintf("positions %d–%d of %d · %s px per token · %s · layer %d of %d · rows: KV heads",
-			first, max(last, first), s.Step, view.Sig(sd.grid.CellW/a.scale, 2), follow, s.Layer, s.Layers))
 		pg.memLabels[i][0].set("FP16 history " + view.Bytes(float64(s.FullBytes)))
 		pg.memLabels[i][1].set("after eviction " + view.Bytes(float64(s.EvictBytes)))
 		pg.memLabels[i][2].set("stored " + view.Bytes(float64(s.Mem.Total())))
-		pg.memRatio[i].set(fmt.Sprintf("%s smaller than the FP16 history · keeps %s of %d tokens per head",
-			view.Ratio(float64(s.FullBytes), float64(s.Mem.Total())), view.Sig(view.KeptPerHead(s), 3), s.Step))
+		pg.memRatio[i].set(fmt.Sprintf("%s · keeps %s of %d tokens per head",
+			view.Saving(float64(s.FullBytes), float64(s.Mem.Total())), view.Sig(view.KeptPerHead(s), 3), s.Step))
 		sc := view.ScaleTo(s, c, m, a.st.Context)
 		pg.scales[i].set(fmt.Sprintf("%s%s at %s tokens: %s → %s after eviction → %s stored (%s)",
 			sideTag(i, a.showB()), m.Name, ctxName(a.st.Context), view.Bytes(sc.Full), view.Bytes(sc.Evicted), view.Bytes(sc.Stored),
@@ -147,9 +145,9 @@ func (a *app) summaryText() string {
 		if s == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "%s%s: keeps %s of %d tokens per head; memory %s of %s FP16 (%s smaller)",
+		fmt.Fprintf(&b, "%s%s: keeps %s of %d tokens per head; memory %s of %s FP16 (%s)",
 			sideTag(i, a.showB()), configName(a.engConfig(i)), view.Sig(view.KeptPerHead(s), 3), s.Step,
-			view.Bytes(float64(s.Mem.Total())), view.Bytes(float64(s.FullBytes)), view.Ratio(float64(s.FullBytes), float64(s.Mem.Total())))
+			view.Bytes(float64(s.Mem.Total())), view.Bytes(float64(s.FullBytes)), view.Saving(float64(s.FullBytes), float64(s.Mem.Total())))
 		if a.st.Measured() {
 			fmt.Fprintf(&b, "; attention mass kept %s; output error %s", view.Percent(s.Metrics.Mass), view.Percent(s.Metrics.OutErr))
 		}

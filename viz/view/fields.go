@@ -151,6 +151,12 @@ type Notice struct {
 	Msg   string // what was done, e.g. "above 32; using 32"
 }
 
+// IsHeading reports whether n introduces the notices after it (a message
+// without a key that ends in a colon).
+func IsHeading(n Notice) bool {
+	return n.Key == "" && strings.HasSuffix(n.Msg, ":")
+}
+
 func (n Notice) String() string {
 	if n.Key == "" {
 		return n.Msg
@@ -171,8 +177,20 @@ func short(v string) string {
 // given. Other settings that Normalize adjusts are not reported. An unknown
 // key or an unreadable value leaves s unchanged, with a notice. Set never
 // panics.
+//
+// Set is what a control does: choosing another policy also keeps the
+// total token budget (KeepBudget). Decode, which reproduces a link, does
+// not.
 func Set(s *State, key, value string) []Notice {
+	var from string
+	f, side, ok := Lookup(key)
+	if ok && f.Key == "policy" {
+		from = s.Side(side).Policy
+	}
 	ns := set(s, key, value)
+	if from != "" {
+		KeepBudget(s.Side(side), from)
+	}
 	for _, n := range Normalize(s) {
 		if n.Key == key {
 			ns = append(ns, n)
@@ -278,3 +296,29 @@ func Get(s *State, key string) string {
 }
 
 func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// SliderMax returns the top of key's slider for configuration c of a run
+// of total positions: a range that makes the slider useful (sinks up to 64,
+// a window or budget up to the whole run, a rank up to the head dim). The
+// number box beside a slider still takes any value up to the Field's Max;
+// a value above the slider's top pins the slider at its end. It returns the
+// Field's Max for keys without a slider.
+func SliderMax(key string, c *sim.Config, total int) float64 {
+	total = max(total, 1)
+	switch key {
+	case "sink":
+		return float64(min(64, total))
+	case "recent", "heavy":
+		return float64(total)
+	case "residual":
+		return float64(min(256, total))
+	case "chunk":
+		return float64(min(256, total))
+	case "rank":
+		return float64(max(c.HeadDim, 1))
+	}
+	if f, _, ok := Lookup(key); ok {
+		return f.Max
+	}
+	return 0
+}

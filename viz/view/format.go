@@ -54,8 +54,45 @@ func Sig(v float64, digits int) string {
 	return s
 }
 
-// Percent formats a share in [0, 1] as "97.3%".
-func Percent(v float64) string { return Sig(v*100, 3) + "%" }
+// Percent formats a share in [0, 1] as "97.3%": three significant
+// digits, never an exponent. A share below 0.01 % but above zero prints
+// "<0.01%" (and "−<0.01%" below zero): a reader needs to know it is tiny,
+// not its twelfth decimal.
+func Percent(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	p := v * 100
+	switch {
+	case p == 0:
+		return "0%"
+	case p > 0 && p < 0.01:
+		return "<0.01%"
+	case p < 0 && p > -0.01:
+		return "−<0.01%"
+	}
+	if math.Abs(p) >= 1e6 {
+		return strconv.FormatFloat(p, 'f', 0, 64) + "%"
+	}
+	return Sig(p, 3) + "%"
+}
+
+// Saving describes stored bytes against the FP16 history's: "7.14×
+// smaller than", "1.12× larger than" or "the same size as", followed by
+// the caller's noun; with nothing stored or no history yet it says so.
+func Saving(full, stored float64) string {
+	switch {
+	case full <= 0 || math.IsNaN(full) || math.IsNaN(stored):
+		return "nothing decoded yet, so nothing to compare with"
+	case stored <= 0:
+		return "nothing stored"
+	case stored < full:
+		return Sig(full/stored, 3) + "× smaller than the FP16 history"
+	case stored > full:
+		return Sig(stored/full, 3) + "× larger than the FP16 history"
+	}
+	return "the same size as the FP16 history"
+}
 
 // Ratio formats a compression ratio a/b as "31.2×" ("–" when b is 0).
 func Ratio(a, b float64) string {

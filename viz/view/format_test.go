@@ -20,6 +20,17 @@ func TestFormat(t *testing.T) {
 		{Sig(2e-7, 2), "2.0e-07"},
 		{Sig(math.Inf(1), 3), "–"},
 		{Percent(0.9731), "97.3%"},
+		{Percent(1.7e-14), "<0.01%"}, // the hover once printed "1.70e-12%"
+		{Percent(-3e-9), "−<0.01%"},
+		{Percent(0.0001), "0.01%"},
+		{Percent(0), "0%"},
+		{Percent(1), "100%"},
+		{Percent(math.NaN()), "–"},
+		{Saving(1000, 32), "31.2× smaller than the FP16 history"},
+		{Saving(1000, 1125), "1.12× larger than the FP16 history"}, // not "0.889× smaller"
+		{Saving(1000, 1000), "the same size as the FP16 history"},
+		{Saving(0, 0), "nothing decoded yet, so nothing to compare with"},
+		{Saving(100, 0), "nothing stored"},
 		{Ratio(1000, 32), "31.2×"},
 		{Ratio(1, 0), "–"},
 	}

@@ -21,6 +21,9 @@ const (
 // SegNames are the legend's names of the segment kinds.
 var SegNames = [NumSegs]string{"FP16 history", "FP16 kept", "payload", "scales + zero points", "FP16 residual", "low-rank factors", "index", "policy scores", "holes"}
 
+// SegKeys are the segment kinds' keys in Definitions.
+var SegKeys = [NumSegs]string{"mem-full", "mem-evict", "seg-payload", "seg-scales", "seg-residual", "seg-lowrank", "seg-index", "seg-scores", "seg-holes"}
+
 // SegColors are the segment kinds' colours.
 var SegColors = [NumSegs]RGBA{
 	hex(0x5b6270), hex(0x8a93a3), hex(0x0072b2), hex(0xcc79a7),

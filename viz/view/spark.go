@@ -22,7 +22,10 @@ const (
 
 // MetricNames are the page's names of the metrics. The KL is between
 // attention distributions, not the real model's next-token KL.
-var MetricNames = [NumMetrics]string{"K error", "V error", "output error", "attention mass kept", "attention KL (full‖compressed)"}
+var MetricNames = [NumMetrics]string{"K error", "V error", "output error", "attention mass kept", "attention KL (compressed ‖ full)"}
+
+// MetricKeys are the metrics' keys in Definitions.
+var MetricKeys = [NumMetrics]string{"kerr", "verr", "outerr", "mass", "kl"}
 
 // Value returns metric k of m, or 0 for an unknown k.
 func (k Metric) Value(m *sim.Metrics) float64 {

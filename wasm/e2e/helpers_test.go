@@ -241,10 +241,12 @@ func (tb *tab) setControl(key, value string) {
 	tb.t.Helper()
 	v0 := tb.state().Version
 	tb.do(fmt.Sprintf(`(() => {
-		const el = document.querySelector('[data-key=%s]');
-		if (el.type === "checkbox") el.checked = %s === "1"; else el.value = %s;
+		const key = %s, value = %s;
+		let el = document.querySelector('[data-key="' + key + '"]');
+		if (el.type === "radio") { el = document.querySelector('[data-key="' + key + '"][value="' + value + '"]'); el.checked = true; }
+		else if (el.type === "checkbox") el.checked = value === "1"; else el.value = value;
 		el.dispatchEvent(new Event(el.type === "range" ? "input" : "change", {bubbles: true}));
-	})()`, strconv.Quote(key), strconv.Quote(value), strconv.Quote(value)))
+	})()`, strconv.Quote(key), strconv.Quote(value)))
 	tb.waitJS(fmt.Sprintf(`JSON.parse(window.kvscope.state()).version > %d`, v0), 10*time.Second)
 }
 

@@ -78,7 +78,7 @@ func TestControlsChangeDrawingAndNumbers(t *testing.T) {
 	}
 	before := tb.settle()
 	img0 := tb.screenshot()
-	area := tb.rect("viz").Union(tb.rect("numbers"))
+	area := tb.rect("app") // the whole page: a longer run shows in the step counter too
 	for _, tc := range tests {
 		tb.setControl(tc.key, tc.value)
 		after := tb.settle()
@@ -113,7 +113,7 @@ func TestPresetApplies(t *testing.T) {
 	if c.Policy != "full" || c.Bits != 2 || c.Granularity != "kivi" || c.Residual != 128 {
 		t.Errorf("after the KIVI preset: %v", c)
 	}
-	if got := tb.eval(`document.querySelector("[data-key=bits]").value`); got != "2" {
+	if got := tb.eval(`document.querySelector("[data-key=bits]:checked").value`); got != "2" {
 		t.Errorf("bits control shows %q after the preset", got)
 	}
 }

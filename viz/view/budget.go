@@ -1,0 +1,92 @@
+package view
+
+import (
+	"fmt"
+
+	"github.com/kvscope/kvscope/core/sim"
+)
+
+// budgeted reports whether a policy keeps a fixed number of tokens per
+// head (its budget), as opposed to every token (full), a share (chunk) or
+// a prompt selection (snapkv).
+func budgeted(policy string) bool {
+	switch policy {
+	case "full", "chunk", "snapkv":
+		return false
+	}
+	return true
+}
+
+// TokenBudget returns how many tokens per head c's policy keeps once the
+// prompt is over, and which settings make it up: window keeps Recent,
+// StreamingLLM Sink + Recent, the heavy-hitter policies Sink + Recent +
+// Heavy. For policies without a fixed budget it returns 0.
+func TokenBudget(c *sim.Config) int {
+	switch c.Policy {
+	case "window":
+		return c.Recent
+	case "streaming":
+		return c.Sink + c.Recent
+	}
+	if !budgeted(c.Policy) {
+		return 0
+	}
+	return c.Sink + c.Recent + c.Heavy
+}
+
+// BudgetText says in a few words what each head of c keeps, e.g.
+// "each head keeps 64 tokens: 4 sinks + 28 heavy hitters + 32 recent".
+func BudgetText(c *sim.Config) string {
+	switch c.Policy {
+	case "full":
+		return "each head keeps every token"
+	case "chunk":
+		return fmt.Sprintf("each head drops %s of every chunk of %d tokens", Percent(c.DropShare), c.ChunkSize)
+	case "snapkv":
+		return fmt.Sprintf("the prompt's last %d queries choose %d prompt tokens per head; every generated token stays", c.Recent, c.Heavy)
+	case "window":
+		return fmt.Sprintf("each head keeps %d tokens: the newest %d", c.Recent, c.Recent)
+	case "streaming":
+		return fmt.Sprintf("each head keeps %d tokens: %d sinks + %d recent", c.Sink+c.Recent, c.Sink, c.Recent)
+	}
+	return fmt.Sprintf("each head keeps %d tokens: %d sinks + %d heavy hitters + %d recent", TokenBudget(c), c.Sink, c.Heavy, c.Recent)
+}
+
+// KeepBudget moves c from policy from to policy c.Policy keeping the
+// total token budget, so that switching policies compares them at equal
+// memory: a window gets sink + recent + heavy as its window; StreamingLLM
+// keeps the sinks (4 when there were none) and gives the rest to the
+// recent window; a heavy-hitter policy keeps the sinks and heavy hitters
+// and gives the recent window what is left (at least 1, taking it from
+// the heavy hitters when needed). Sink and heavy settings a policy does
+// not use are left as they were, so switching back restores them.
+// Switching from or to a policy without a fixed budget changes nothing.
+func KeepBudget(c *sim.Config, from string) {
+	to := c.Policy
+	if from == to || !budgeted(from) || !budgeted(to) {
+		return
+	}
+	old := *c
+	old.Policy = from
+	total := TokenBudget(&old)
+	if total < 1 {
+		return
+	}
+	switch to {
+	case "window":
+		c.Recent = total
+	case "streaming":
+		if c.Sink == 0 {
+			c.Sink = min(4, total-1)
+		}
+		c.Sink = min(c.Sink, total-1)
+		c.Recent = total - c.Sink
+	default:
+		if from == "window" && c.Sink == 0 {
+			c.Sink = min(4, total/2)
+		}
+		c.Sink = min(c.Sink, total-1)
+		c.Heavy = min(c.Heavy, total-c.Sink-1)
+		c.Recent = total - c.Sink - c.Heavy
+	}
+}
