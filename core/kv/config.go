@@ -35,12 +35,15 @@ type Config struct {
 }
 
 // Budget is the most tokens a head holds after each decode step under a
-// budgeted policy (Sink + Recent + Heavy; Recent alone for Window), and
-// MaxTokens for Full, Chunk and SnapKV.
+// budgeted policy: Sink + Recent + Heavy, except Recent alone for Window
+// and Sink + Recent for Streaming (which have no scored part, so Heavy is
+// not theirs to spend); MaxTokens for Full, Chunk and SnapKV.
 func (c Config) Budget() int {
 	switch c.Policy {
 	case Window:
 		return c.Recent
+	case Streaming:
+		return c.Sink + c.Recent
 	case Full, Chunk, SnapKV:
 		return c.MaxTokens
 	}
@@ -84,7 +87,7 @@ func (c Config) Validate() error {
 	case Full:
 	default:
 		if c.Budget() < 1 {
-			return fmt.Errorf("kv: %s needs a budget of at least 1 token (sink+recent+heavy = %d)", c.Policy, c.Budget())
+			return fmt.Errorf("kv: %s needs a budget of at least 1 token (%s = %d)", c.Policy, c.Policy.Params().budgetFormula(), c.Budget())
 		}
 		if c.Sink >= c.Budget() && c.Policy != Streaming {
 			return fmt.Errorf("kv: budget %d leaves no room beyond the %d sink tokens", c.Budget(), c.Sink)

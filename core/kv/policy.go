@@ -17,8 +17,9 @@ import (
 // Policy chooses which tokens stay in the cache.
 type Policy uint8
 
-// The eviction policies. Budgeted policies hold at most Sink+Recent+Heavy
-// tokens per head after every step.
+// The eviction policies. Budgeted policies hold at most Config.Budget()
+// tokens per head after every step: the sum of the sink, recent and heavy
+// settings the policy reads (Params).
 const (
 	// Full keeps every token: the uncompressed baseline.
 	Full Policy = iota
@@ -98,4 +99,64 @@ func (p Policy) budgeted() bool {
 		return false
 	}
 	return true
+}
+
+// Param is a set of the Config settings a policy reads.
+type Param uint16
+
+// The settings a policy may read.
+const (
+	ParamSink   Param = 1 << iota // Config.Sink
+	ParamRecent                   // Config.Recent
+	ParamHeavy                    // Config.Heavy
+	ParamChunk                    // Config.ChunkSize
+	ParamDrop                     // Config.DropShare
+	ParamShared                   // Config.Shared
+	ParamSeed                     // Config.Seed
+)
+
+var paramNames = [...]string{"sink", "recent", "heavy", "chunk", "drop", "shared", "seed"}
+
+// String lists the settings by their short names, joined by "+", or "none".
+func (p Param) String() string {
+	var names []string
+	for i, n := range paramNames {
+		if p&(1<<i) != 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "+")
+}
+
+// budgetFormula is the sum that makes the token budget of a policy
+// reading p.
+func (p Param) budgetFormula() string {
+	return (p & (ParamSink | ParamRecent | ParamHeavy)).String()
+}
+
+// Params returns the settings policy p reads; the others change nothing
+// it does. A budgeted policy's budget is the sum of the sink, recent and
+// heavy settings it reads (see Config.Budget).
+func (p Policy) Params() Param {
+	const budget = ParamSink | ParamRecent | ParamHeavy
+	switch p {
+	case Window:
+		return ParamRecent
+	case Streaming:
+		return ParamSink | ParamRecent
+	case H2O, TOVA, Knorm:
+		return budget | ParamShared
+	case Random:
+		return budget | ParamShared | ParamSeed
+	case Chunk:
+		return ParamChunk | ParamDrop | ParamShared
+	case SnapKV:
+		return ParamRecent | ParamHeavy
+	case Seed000:
+		return budget
+	}
+	return 0
 }
