@@ -16,12 +16,28 @@ type Config struct {
 	ChunkSize int     // Chunk: positions per chunk
 	DropShare float64 // Chunk: share of each complete chunk dropped, in [0, 1)
 
+	Pages    int // Quest: pages each query attends to (besides the newest page)
+	PageSize int // Quest: tokens per page; 0 means 16
+
 	// Shared makes one eviction decision for all heads of the layer from
 	// their mean score, as seed 000 does; otherwise each key/value head
 	// decides on its own (H2O's reference). Seed000 is always shared;
 	// SnapKV always decides per head.
 	Shared bool
 	Seed   uint64 // Random policy's generator
+
+	// Alloc chooses how the layer's token budget is split among its heads
+	// (Uniform, AdaKV) and, with Layer and Layers, among layers (Pyramid).
+	Alloc         Alloc
+	Layer, Layers int // this layer's index and the model's layer count (Pyramid; 0, 0 means one layer)
+
+	// ValueWeight rescales an attention score by the value's norm ‖v‖
+	// before ranking (CriticalKV's value-aware weighting) for the policies
+	// whose score is attention (H2O, TOVA, SnapKV's vote does not use it).
+	ValueWeight bool
+	// Merge folds an evicted token's value into its kept neighbours,
+	// weighted by attention (CaM), instead of dropping it.
+	Merge bool
 
 	Heads   int // query heads
 	KVHeads int // key/value heads; Heads must be a multiple (grouped-query attention)
@@ -35,16 +51,34 @@ type Config struct {
 }
 
 // Budget is the most tokens a head holds after each decode step under a
-// budgeted policy (Sink + Recent + Heavy; Recent alone for Window), and
-// MaxTokens for Full, Chunk and SnapKV.
+// budgeted policy and the uniform allocator: the sum of the sink, recent
+// and heavy settings the policy reads (Params) — Recent alone for Window
+// and Sink + Recent for Streaming, which have no scored part, so Heavy is
+// not theirs to spend — and MaxTokens for the policies without a budget
+// (Full, Chunk, SnapKV, Duo, Quest). Under Pyramid the layer's own budget
+// differs (LayerBudget); under AdaKV heads differ but the layer's total is
+// KVHeads·Budget().
 func (c Config) Budget() int {
-	switch c.Policy {
-	case Window:
-		return c.Recent
-	case Full, Chunk, SnapKV:
+	if c.Policy >= numPolicies || !c.Policy.budgeted() {
 		return c.MaxTokens
 	}
-	return c.Sink + c.Recent + c.Heavy
+	return c.budgetOf(c.Heavy)
+}
+
+// budgetOf is the budget with heavy as the scored part.
+func (c Config) budgetOf(heavy int) int {
+	ps := c.Policy.Params()
+	n := 0
+	if ps&ParamSink != 0 {
+		n += c.Sink
+	}
+	if ps&ParamRecent != 0 {
+		n += c.Recent
+	}
+	if ps&ParamHeavy != 0 {
+		n += heavy
+	}
+	return n
 }
 
 // Validate reports the first problem with c, or nil.
@@ -65,30 +99,39 @@ func (c Config) Validate() error {
 	case c.Heads*c.Dim > 1<<20 || c.MaxTokens > 1<<24:
 		return errors.New("kv: layer too large")
 	}
-	switch c.Policy {
-	case Window:
-		if c.Recent < 1 {
-			return errors.New("kv: window policy needs a recent window of at least 1 token")
+	if err := c.validateAlloc(); err != nil {
+		return err
+	}
+	d := c.Policy.def()
+	if d.validate != nil {
+		if err := d.validate(c); err != nil {
+			return err
 		}
-	case Chunk:
-		if c.ChunkSize < 1 {
-			return fmt.Errorf("kv: chunk size must be at least 1, got %d", c.ChunkSize)
-		}
-		if math.IsNaN(c.DropShare) || c.DropShare < 0 || c.DropShare >= 1 {
-			return fmt.Errorf("kv: drop share must be in [0, 1), got %v", c.DropShare)
-		}
-	case SnapKV:
-		if c.Recent < 1 || c.Heavy < 0 {
-			return errors.New("kv: snapkv needs an observation window (recent) of at least 1 token")
-		}
-	case Full:
-	default:
+	}
+	if d.budgeted {
 		if c.Budget() < 1 {
-			return fmt.Errorf("kv: %s needs a budget of at least 1 token (sink+recent+heavy = %d)", c.Policy, c.Budget())
+			return fmt.Errorf("kv: %s needs a budget of at least 1 token (%s = %d)", c.Policy, c.Policy.Params().budgetFormula(), c.Budget())
 		}
-		if c.Sink >= c.Budget() && c.Policy != Streaming {
+		if d.sinks && c.Sink >= c.Budget() && d.params&ParamHeavy != 0 {
 			return fmt.Errorf("kv: budget %d leaves no room beyond the %d sink tokens", c.Budget(), c.Sink)
 		}
+	}
+	if c.ValueWeight && !d.attention {
+		return fmt.Errorf("kv: value-aware weighting rescales an attention score; %s does not rank by attention", c.Policy)
+	}
+	if c.Merge && !d.budgeted {
+		return fmt.Errorf("kv: merging folds evicted values into kept ones; %s has no budget to evict to", c.Policy)
+	}
+	return nil
+}
+
+// validChunk checks the Chunk settings (Chunk's validate).
+func validChunk(c Config) error {
+	if c.ChunkSize < 1 {
+		return fmt.Errorf("kv: chunk size must be at least 1, got %d", c.ChunkSize)
+	}
+	if math.IsNaN(c.DropShare) || c.DropShare < 0 || c.DropShare >= 1 {
+		return fmt.Errorf("kv: drop share must be in [0, 1), got %v", c.DropShare)
 	}
 	return nil
 }
@@ -98,29 +141,18 @@ func (c Config) capacity() int {
 	if !c.Policy.budgeted() {
 		return c.MaxTokens
 	}
-	return min(c.MaxTokens, max(c.Budget()+1, c.MaxPrompt))
+	return min(c.MaxTokens, max(c.maxHeadBudget()+1, c.MaxPrompt))
 }
 
 // sharedDecision reports whether all heads share one eviction decision.
 // SnapKV always selects per head, as its reference does.
 func (c Config) sharedDecision() bool {
-	return c.Shared && c.Policy != SnapKV || c.Policy == Seed000
+	d := c.Policy.def()
+	return c.Shared && !d.neverShared || d.alwaysShared
 }
 
 // keepsSinks reports whether positions < Sink are pinned.
-func (c Config) keepsSinks() bool {
-	switch c.Policy {
-	case Streaming, H2O, TOVA, Knorm, Random, Seed000:
-		return c.Sink > 0
-	}
-	return false
-}
+func (c Config) keepsSinks() bool { return c.Policy.def().sinks && c.Sink > 0 }
 
 // keepsRecent reports whether the Recent newest tokens are pinned.
-func (c Config) keepsRecent() bool {
-	switch c.Policy {
-	case Window, Streaming, H2O, TOVA, Knorm, Random, Seed000:
-		return c.Recent > 0
-	}
-	return false
-}
+func (c Config) keepsRecent() bool { return c.Policy.def().recent && c.Recent > 0 }

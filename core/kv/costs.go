@@ -34,28 +34,34 @@ func (l *Layer) SetTiming(on bool) {
 // Costs returns the stage times measured since timing was turned on.
 func (l *Layer) Costs() Costs { return l.costs }
 
-// ScoreBytes is the memory of the policy's per-token state: accumulated
-// attention scores (H2O, Seed000: 8 bytes, float64, per cached token and
-// head, or once per layer when the decision is shared) and key norms
-// (Knorm, Chunk: 4 bytes). Window, Streaming, Random and Full keep none;
-// TOVA and SnapKV rank by attention computed at that step (SnapKV's
-// prompt scores are dropped once the prompt is compressed).
+// ScoreBytes is the memory of the policy's state: per-token state
+// (accumulated attention scores of H2O and Seed000: 8 bytes, float64, per
+// cached token and head, or once per layer when the decision is shared;
+// key norms of Knorm, Chunk and KeyDiff: 4 bytes), state that is not per
+// token (ExpectedAttention's query statistics, Quest's page bounds, Duo's
+// head classes), value norms kept for value-aware weighting (4 bytes per
+// token and head), and a non-uniform allocator's per-head budgets (4 bytes
+// per head). Window, Streaming, Random and Full keep none; TOVA and SnapKV
+// rank by attention computed at that step (SnapKV's prompt scores are
+// dropped once the prompt is compressed).
 func (l *Layer) ScoreBytes() int64 {
-	var per int64
-	switch l.cfg.Policy {
-	case H2O, Seed000:
-		per = 8
-	case Knorm, Chunk:
-		per = 4
-	default:
-		return 0
-	}
+	var tokens int64 // cached tokens, over heads (once when shared)
 	if l.cfg.sharedDecision() {
-		return per * int64(len(l.heads[0].pos))
+		tokens = int64(len(l.heads[0].pos))
+	} else {
+		for g := range l.heads {
+			tokens += int64(len(l.heads[g].pos))
+		}
 	}
-	var n int64
-	for g := range l.heads {
-		n += int64(len(l.heads[g].pos))
+	n := int64(l.def.stateBytes) * tokens
+	if l.vnorms && !l.def.valueNorms {
+		n += 4 * tokens
 	}
-	return per * n
+	if l.def.extraBytes != nil {
+		n += l.def.extraBytes(l)
+	}
+	if l.cfg.Alloc != Uniform {
+		n += 4 * int64(len(l.heads))
+	}
+	return n
 }

@@ -2,7 +2,6 @@ package kv
 
 import (
 	"fmt"
-	"math"
 	"sort"
 )
 
@@ -35,115 +34,203 @@ func (l *Layer) EndPrompt() {
 	l.inPrompt = false
 	l.promptEnd = l.last + 1
 	switch {
-	case l.cfg.Policy == SnapKV:
-		l.snapSelect()
-	case l.cfg.Policy == Chunk:
-		for end := l.cfg.ChunkSize; end <= l.promptEnd; end += l.cfg.ChunkSize {
-			l.dropChunk(end-l.cfg.ChunkSize, end, l.last)
-		}
-	case l.cfg.Policy.budgeted():
+	case l.def.endPrompt != nil:
+		l.def.endPrompt(l)
+	case l.def.budgeted:
 		l.evictDown(l.last)
 	}
 }
 
 // evict applies the policy after the token at pos was added.
 func (l *Layer) evict(pos int) {
-	if l.inPrompt && l.cfg.Policy != Seed000 {
+	if l.inPrompt && !l.def.inPrompt {
 		return
 	}
 	switch {
-	case l.cfg.Policy == Chunk:
-		if (pos+1)%l.cfg.ChunkSize == 0 {
-			l.dropChunk(pos+1-l.cfg.ChunkSize, pos+1, pos)
-		}
-	case l.cfg.Policy.budgeted():
+	case l.def.evict != nil:
+		l.def.evict(l, pos)
+	case l.def.budgeted:
 		l.evictDown(pos)
 	}
 }
 
-// evictDown evicts until every head is within budget; at is the position
-// being decoded, recorded as the time of eviction.
+// evictDown evicts until every head is within budget (the layer within
+// its total under AdaKV); at is the position being decoded, recorded as
+// the time of eviction. The policy's scores are brought up to date first.
 func (l *Layer) evictDown(at int) {
-	budget := l.cfg.Budget()
+	budget := l.budget
 	if l.cfg.sharedDecision() {
+		if len(l.heads[0].pos) <= budget {
+			return
+		}
+		l.rescore()
 		for len(l.heads[0].pos) > budget {
 			i := l.victim(-1)
 			if i < 0 {
 				return
 			}
 			for g := range l.heads {
-				l.remove(&l.heads[g], i, at)
+				l.drop(&l.heads[g], i, at)
 			}
 		}
 		return
 	}
+	if l.cfg.Alloc == AdaKV {
+		l.adaEvict(at)
+		return
+	}
+	rescored := false
 	for g := range l.heads {
 		for len(l.heads[g].pos) > budget {
+			if !rescored {
+				l.rescore()
+				rescored = true
+			}
 			i := l.victim(g)
 			if i < 0 {
 				break
 			}
-			l.remove(&l.heads[g], i, at)
+			l.drop(&l.heads[g], i, at)
 		}
 	}
 }
 
-// value is the quantity a policy ranks tokens by, for head g or, when g
-// is negative, averaged over all heads (shared decisions).
+// rescore runs the policy's rescore hook, if any.
+func (l *Layer) rescore() {
+	if l.def.rescore != nil {
+		l.def.rescore(l)
+	}
+}
+
+// drop evicts head h's i-th token at position at, folding its value into
+// its neighbours first when merging.
+func (l *Layer) drop(h *head, i, at int) {
+	if l.cfg.Merge {
+		l.dropMerged(h, i, at)
+		return
+	}
+	l.remove(h, i, at)
+}
+
+// keep is the keep score of head h's i-th token: the policy's score,
+// times ‖v‖ under value-aware weighting of an attention score.
+func (l *Layer) keep(h *head, i int) float64 {
+	var v float64
+	if l.def.keep != nil {
+		v = l.def.keep(l, h, i)
+	} else {
+		v = h.score[i]
+	}
+	if l.cfg.ValueWeight && l.def.attention {
+		v *= float64(h.vnorm[i])
+	}
+	return v
+}
+
+// value is the keep score of token i for head g or, when g is negative,
+// averaged over all heads (shared decisions).
 func (l *Layer) value(g, i int) float64 {
-	pick := func(h *head) float64 {
-		if l.cfg.Policy == Knorm || l.cfg.Policy == Chunk {
-			return float64(h.norm[i])
-		}
-		return h.score[i]
-	}
 	if g >= 0 {
-		return pick(&l.heads[g])
+		return l.keep(&l.heads[g], i)
 	}
-	if l.cfg.Policy == Seed000 {
-		return pick(&l.heads[0]) // one shared score already
+	if l.oneScore() {
+		return l.keep(&l.heads[0], i) // one shared score already
 	}
 	var s float64
 	for gg := range l.heads {
-		s += pick(&l.heads[gg])
+		s += l.keep(&l.heads[gg], i)
 	}
 	return s / float64(len(l.heads))
 }
 
-// victim returns the index of the token head g (all heads when g < 0)
-// should evict next, or -1 when nothing may be evicted. Only tokens
-// outside the sink and recent windows are candidates. Ties go to the
-// oldest token.
-func (l *Layer) victim(g int) int {
-	h := &l.heads[max(g, 0)]
-	lo, hi := l.sinkCount(h), len(h.pos)-l.recentCount(h)
+// candidates returns the range [lo, hi) of head h's tokens that may be
+// evicted: those outside the sink and recent windows (and not the newest
+// while Update drives TOVA).
+func (l *Layer) candidates(h *head) (lo, hi int) {
+	lo, hi = l.sinkCount(h), len(h.pos)-l.recentCount(h)
 	if l.spareNewest && hi == len(h.pos) {
 		hi--
 	}
+	return lo, hi
+}
+
+// victim returns the index of the token head g (all heads when g < 0)
+// should evict next, or -1 when nothing may be evicted: the candidate
+// with the lowest keep score, ties to the oldest, unless the policy
+// chooses its own way.
+func (l *Layer) victim(g int) int {
+	h := &l.heads[max(g, 0)]
+	lo, hi := l.candidates(h)
 	if hi <= lo {
 		return -1
 	}
-	switch l.cfg.Policy {
-	case Window, Streaming:
-		return lo
-	case Random:
-		return lo + l.rng.IntN(hi-lo)
-	case Knorm:
-		best, bv := lo, l.value(g, lo)
-		for i := lo + 1; i < hi; i++ {
-			if v := l.value(g, i); v > bv {
-				best, bv = i, v
-			}
-		}
-		return best
+	if l.def.victim != nil {
+		return l.def.victim(l, g, lo, hi)
 	}
+	best, _ := l.lowest(g, lo, hi)
+	return best
+}
+
+// lowest returns the index in [lo, hi) with the lowest value for head g
+// (ties to the oldest) and that value.
+func (l *Layer) lowest(g, lo, hi int) (int, float64) {
 	best, bv := lo, l.value(g, lo)
 	for i := lo + 1; i < hi; i++ {
 		if v := l.value(g, i); v < bv {
 			best, bv = i, v
 		}
 	}
-	return best
+	return best, bv
+}
+
+// minRef is a head's lowest-keep candidate for AdaKV.
+type minRef struct {
+	i int // -1 when the head may not give up a token
+	v float64
+}
+
+// adaEvict is AdaKV's eviction: while the layer holds more than
+// KVHeads·budget tokens, the lowest-scored candidate across the heads
+// still above their floor goes. Each eviction rescans only the head that
+// lost a token: O(KVHeads·budget) per decode step.
+func (l *Layer) adaEvict(at int) {
+	total := 0
+	for g := range l.heads {
+		total += len(l.heads[g].pos)
+	}
+	limit := l.budget * len(l.heads)
+	if total <= limit {
+		return
+	}
+	l.rescore()
+	for g := range l.heads {
+		l.mins[g] = l.headMin(g)
+	}
+	for ; total > limit; total-- {
+		best := -1
+		for g, m := range l.mins {
+			if m.i >= 0 && (best < 0 || m.v < l.mins[best].v) {
+				best = g
+			}
+		}
+		if best < 0 {
+			return
+		}
+		l.drop(&l.heads[best], l.mins[best].i, at)
+		l.mins[best] = l.headMin(best)
+	}
+}
+
+// headMin is head g's lowest-keep candidate, or i = -1 when the head is at
+// its floor or has no candidate.
+func (l *Layer) headMin(g int) minRef {
+	h := &l.heads[g]
+	lo, hi := l.candidates(h)
+	if len(h.pos) <= l.floor || hi <= lo {
+		return minRef{i: -1}
+	}
+	i, v := l.lowest(g, lo, hi)
+	return minRef{i, v}
 }
 
 // remove evicts head h's i-th token at position at.
@@ -163,109 +250,18 @@ func (l *Layer) remove(h *head, i, at int) {
 		copy(h.norm[i:], h.norm[i+1:])
 		h.norm = h.norm[:n-1]
 	}
+	if len(h.vnorm) == n { // empty unless scores are value-aware
+		copy(h.vnorm[i:], h.vnorm[i+1:])
+		h.vnorm = h.vnorm[:n-1]
+	}
 	copy(h.attn[i:], h.attn[i+1:])
 	h.pos, h.kslot, h.vslot = h.pos[:n-1], h.kslot[:n-1], h.vslot[:n-1]
 	h.attn = h.attn[:n-1]
 }
 
-// dropChunk drops DropShare of the tokens in positions [start, end) with
-// the lowest key norm, per head or shared.
-func (l *Layer) dropChunk(start, end, at int) {
-	span := func(h *head) (int, int) {
-		a := sort.Search(len(h.pos), func(i int) bool { return int(h.pos[i]) >= start })
-		b := sort.Search(len(h.pos), func(i int) bool { return int(h.pos[i]) >= end })
-		return a, b
-	}
-	drop := func(g int, a, b int) int {
-		best, bv := a, l.value(g, a)
-		for i := a + 1; i < b; i++ {
-			if v := l.value(g, i); v < bv {
-				best, bv = i, v
-			}
-		}
-		return best
-	}
-	if l.cfg.sharedDecision() {
-		a, b := span(&l.heads[0])
-		for n := int(l.cfg.DropShare * float64(b-a)); n > 0; n-- {
-			i := drop(-1, a, b)
-			for g := range l.heads {
-				l.remove(&l.heads[g], i, at)
-			}
-			b--
-		}
-		return
-	}
-	for g := range l.heads {
-		h := &l.heads[g]
-		a, b := span(h)
-		for n := int(l.cfg.DropShare * float64(b-a)); n > 0; n-- {
-			l.remove(h, drop(g, a, b), at)
-			b--
-		}
-	}
-}
-
-// observe remembers SnapKV's observation window: the last Recent queries
-// of the prompt.
-func (l *Layer) observe(q []float32, pos int) {
-	if l.cfg.Policy != SnapKV || !l.inPrompt {
-		return
-	}
-	r := pos % l.cfg.Recent
-	qs := l.cfg.Heads * l.cfg.Dim
-	copy(l.obsQ[r*qs:(r+1)*qs], q)
-	l.obsPos[r] = int32(pos)
-}
-
-// snapSelect is SnapKV's prompt compression: the observation window's
-// queries score the prefix keys, scores are average-pooled over 5
-// positions, and each head keeps its Heavy best prefix tokens plus the
-// window.
-func (l *Layer) snapSelect() {
-	cfg := &l.cfg
-	capacity := l.capacity
-	qs := cfg.Heads * cfg.Dim
-	winStart := l.promptEnd - cfg.Recent
-	for g := range l.heads {
-		h := &l.heads[g]
-		n := len(h.pos)
-		for r, qp := range l.obsPos {
-			if qp < 0 || int(qp) < winStart {
-				continue
-			}
-			// Causal: the query at qp sees tokens at positions <= qp.
-			m := sort.Search(n, func(i int) bool { return h.pos[i] > qp })
-			for k := 0; k < l.group; k++ {
-				qh := g*l.group + k
-				w := l.w[qh*capacity : qh*capacity+m]
-				h.keys.Dots(l.obsQ[r*qs+qh*cfg.Dim:r*qs+(qh+1)*cfg.Dim], h.kslot[:m], w)
-				softmax(w, float32(1/math.Sqrt(float64(cfg.Dim))))
-				for i, a := range w {
-					h.score[i] += float64(a) / float64(l.group)
-				}
-			}
-		}
-		prefix := sort.Search(n, func(i int) bool { return int(h.pos[i]) >= winStart })
-		// Average-pool the prefix scores with kernel 5 (same padding) into attn.
-		for i := 0; i < prefix; i++ {
-			var s float64
-			c := 0
-			for j := max(0, i-2); j <= min(prefix-1, i+2); j++ {
-				s += h.score[j]
-				c++
-			}
-			h.attn[i] = float32(s / float64(c))
-		}
-		for ; prefix > cfg.Heavy; prefix-- {
-			best, bv := 0, h.attn[0]
-			for i := 1; i < prefix; i++ {
-				if h.attn[i] < bv {
-					best, bv = i, h.attn[i]
-				}
-			}
-			l.remove(h, best, l.last)
-		}
-		clear(h.attn)
-	}
+// span returns the range of head h's tokens with positions in [start, end).
+func span(h *head, start, end int) (int, int) {
+	a := sort.Search(len(h.pos), func(i int) bool { return int(h.pos[i]) >= start })
+	b := sort.Search(len(h.pos), func(i int) bool { return int(h.pos[i]) >= end })
+	return a, b
 }

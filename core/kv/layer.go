@@ -29,9 +29,11 @@ type head struct {
 	kslot, vslot []int     // slots in the key and value stores
 	score        []float64 // accumulated attention (H2O, Seed000, SnapKV); Seed000 keeps its one shared score in head 0 only, empty elsewhere
 	attn         []float32 // this step's attention, averaged over the head's query heads
-	norm         []float32 // L2 norm of the key as it arrived (Knorm, Chunk; empty for other policies)
+	norm         []float32 // L2 norm of the key as it arrived (policies that rank by it; empty for others)
+	vnorm        []float32 // L2 norm of the value as it arrived (value-aware scores; empty for others)
 	evictedAt    []int32   // per position: the position being decoded when it left; -1 if never
 	keys, values Store
+	idx          int // the head's index in its layer
 }
 
 // Layer is the compressed cache of one layer: KVHeads heads, each holding
@@ -56,6 +58,14 @@ type Layer struct {
 
 	undoable bool // every store refuses NaN and ±Inf and can undo an Append (see undoer)
 
+	def    *policyDef // the policy's rule and hooks
+	state  any        // the policy's own state, made by its setup hook
+	budget int        // tokens a head keeps after each step (the layer's budget; on average under AdaKV)
+	floor  int        // AdaKV: tokens a head keeps at least once the layer is full
+	vnorms bool       // tokens carry ‖v‖ (head.vnorm)
+	mins   []minRef   // AdaKV scratch: each head's lowest-keep candidate
+	mbuf   []float32  // Merge scratch: two values
+
 	timing      bool
 	costs       Costs
 	spareNewest bool // Update's TOVA step: the newest token may not be evicted
@@ -68,7 +78,11 @@ func NewLayer(cfg Config) (*Layer, error) {
 		return nil, err
 	}
 	capacity := cfg.capacity()
-	l := &Layer{cfg: cfg, group: cfg.Heads / cfg.KVHeads, heads: make([]head, cfg.KVHeads)}
+	l := &Layer{cfg: cfg, group: cfg.Heads / cfg.KVHeads, heads: make([]head, cfg.KVHeads), def: cfg.Policy.def()}
+	l.budget, l.floor = cfg.LayerBudget(), cfg.headFloor()
+	l.vnorms = l.def.valueNorms || cfg.ValueWeight || cfg.Merge
+	l.mins = make([]minRef, cfg.KVHeads)
+	l.mbuf = make([]float32, 2*cfg.Dim)
 	l.src = rand.NewPCG(cfg.Seed, 0x6b7673636f7065) // "kvscope"
 	l.rng = rand.New(l.src)
 	mk := func(m StoreMaker, g int) (Store, error) {
@@ -79,12 +93,14 @@ func NewLayer(cfg Config) (*Layer, error) {
 	}
 	for g := range l.heads {
 		h := &l.heads[g]
+		h.idx = g
 		h.pos = make([]int32, 0, capacity)
 		h.kslot = make([]int, 0, capacity)
 		h.vslot = make([]int, 0, capacity)
 		h.score = make([]float64, 0, capacity)
 		h.attn = make([]float32, 0, capacity)
 		h.norm = make([]float32, 0, capacity)
+		h.vnorm = make([]float32, 0, capacity)
 		h.evictedAt = make([]int32, cfg.MaxTokens)
 		var err error
 		if h.keys, err = mk(cfg.Keys, g); err != nil {
@@ -101,9 +117,8 @@ func NewLayer(cfg Config) (*Layer, error) {
 	l.w = make([]float32, cfg.Heads*capacity)
 	l.capacity = capacity
 	l.agg = make([]float64, capacity)
-	if cfg.Policy == SnapKV {
-		l.obsQ = make([]float32, cfg.Recent*cfg.Heads*cfg.Dim)
-		l.obsPos = make([]int32, cfg.Recent)
+	if l.def.setup != nil {
+		l.def.setup(l)
 	}
 	l.Reset()
 	return l, nil
@@ -122,7 +137,7 @@ func (l *Layer) Reset() {
 	for g := range l.heads {
 		h := &l.heads[g]
 		h.pos, h.kslot, h.vslot = h.pos[:0], h.kslot[:0], h.vslot[:0]
-		h.score, h.attn, h.norm = h.score[:0], h.attn[:0], h.norm[:0]
+		h.score, h.attn, h.norm, h.vnorm = h.score[:0], h.attn[:0], h.norm[:0], h.vnorm[:0]
 		for i := range h.evictedAt {
 			h.evictedAt[i] = -1
 		}
@@ -133,8 +148,8 @@ func (l *Layer) Reset() {
 	l.last = -1
 	l.inPrompt = l.cfg.MaxPrompt > 0
 	l.promptEnd = -1
-	for i := range l.obsPos {
-		l.obsPos[i] = -1
+	if l.def.reset != nil {
+		l.def.reset(l)
 	}
 }
 
@@ -157,10 +172,10 @@ func (l *Layer) Scores(g int) []float64 {
 
 // oneScore reports whether the layer keeps one score for all heads, in
 // head 0: Seed000's scores are shared by construction.
-func (l *Layer) oneScore() bool { return l.cfg.Policy == Seed000 }
+func (l *Layer) oneScore() bool { return l.def.oneScore }
 
 // keepsNorms reports whether the policy ranks by key norm.
-func (l *Layer) keepsNorms() bool { return l.cfg.Policy == Knorm || l.cfg.Policy == Chunk }
+func (l *Layer) keepsNorms() bool { return l.def.keyNorms }
 
 // Attention returns the attention of the last Step over head g's tokens,
 // averaged over the query heads that read it, aligned with Positions.
@@ -180,7 +195,7 @@ func (l *Layer) Stores(g int) (keys, values Store) { return l.heads[g].keys, l.h
 // original positions: 4 bytes per cached token, per head (or once for all
 // heads when the decision is shared). A Full cache needs no index map.
 func (l *Layer) IndexBytes() int64 {
-	if l.cfg.Policy == Full {
+	if !l.def.budgeted && !l.def.indexed() {
 		return 0
 	}
 	if l.cfg.sharedDecision() {
@@ -197,14 +212,8 @@ func (l *Layer) IndexBytes() int64 {
 func (l *Layer) Role(g, i int) Role {
 	h := &l.heads[g]
 	p := int(h.pos[i])
-	if l.cfg.Policy == SnapKV {
-		switch {
-		case l.promptEnd < 0 || p >= l.promptEnd:
-			return Kept
-		case p >= l.promptEnd-l.cfg.Recent:
-			return Recent
-		}
-		return Heavy
+	if l.def.role != nil {
+		return l.def.role(l, g, i)
 	}
 	if l.cfg.keepsSinks() && p < l.cfg.Sink {
 		return Sink
@@ -212,10 +221,7 @@ func (l *Layer) Role(g, i int) Role {
 	if l.cfg.keepsRecent() && i >= len(h.pos)-l.recentCount(h) {
 		return Recent
 	}
-	if l.cfg.Policy == H2O || l.cfg.Policy == Seed000 {
-		return Heavy
-	}
-	return Kept
+	return l.def.scoredRole
 }
 
 // sinkCount is the number of head h's leading tokens that are sinks.
@@ -292,11 +298,10 @@ func (l *Layer) appendToken(pos int, k, v []float32) error {
 			return fmt.Errorf("kv: head %d values: %w", g, err)
 		}
 		if l.keepsNorms() {
-			var n float64
-			for _, x := range kg {
-				n += float64(x) * float64(x)
-			}
-			h.norm = append(h.norm, float32(math.Sqrt(n)))
+			h.norm = append(h.norm, norm2(kg))
+		}
+		if l.vnorms {
+			h.vnorm = append(h.vnorm, norm2(vg))
 		}
 		h.pos = append(h.pos, int32(pos))
 		h.kslot = append(h.kslot, ks)
@@ -306,8 +311,22 @@ func (l *Layer) appendToken(pos int, k, v []float32) error {
 		}
 		h.attn = append(h.attn, 0)
 	}
+	if l.def.arrive != nil {
+		for g := range l.heads {
+			l.def.arrive(l, g, k[g*cfg.Dim:(g+1)*cfg.Dim])
+		}
+	}
 	l.last = pos
 	return nil
+}
+
+// norm2 is ‖x‖, summed in float64.
+func norm2(x []float32) float32 {
+	var n float64
+	for _, v := range x {
+		n += float64(v) * float64(v)
+	}
+	return float32(math.Sqrt(n))
 }
 
 // checkToken validates a token before anything changes. The scan for NaN
@@ -369,6 +388,9 @@ func (l *Layer) unappend(n int) {
 		if l.keepsNorms() {
 			h.norm = h.norm[:i]
 		}
+		if l.vnorms {
+			h.vnorm = h.vnorm[:i]
+		}
 		if g == 0 || !l.oneScore() {
 			h.score = h.score[:i]
 		}
@@ -397,9 +419,10 @@ func (l *Layer) Step(pos int, q, k, v, out []float32) error {
 		if err := l.appendToken(pos, k, v); err != nil {
 			return err
 		}
-		l.attend(q, out)
-		l.observe(q, pos)
-		l.accumulate()
+		l.attendAll(q, out)
+		if l.def.observe != nil {
+			l.def.observe(l, q, pos)
+		}
 		l.evict(pos)
 		return nil
 	}
@@ -411,10 +434,11 @@ func (l *Layer) Step(pos int, q, k, v, out []float32) error {
 		return err
 	}
 	t1 := time.Now()
-	l.attend(q, out)
+	l.attendAll(q, out)
 	t2 := time.Now()
-	l.observe(q, pos)
-	l.accumulate()
+	if l.def.observe != nil {
+		l.def.observe(l, q, pos)
+	}
 	l.evict(pos)
 	t3 := time.Now()
 	l.costs.Store += t1.Sub(t0)
@@ -422,6 +446,15 @@ func (l *Layer) Step(pos int, q, k, v, out []float32) error {
 	l.costs.Evict += t3.Sub(t2)
 	l.costs.Steps++
 	return nil
+}
+
+// attendAll runs the policy's attention, or attend.
+func (l *Layer) attendAll(q, out []float32) {
+	if l.def.attend != nil {
+		l.def.attend(l, q, out)
+		return
+	}
+	l.attend(q, out)
 }
 
 // attend computes each query head's softmax attention over its kv head's
@@ -449,49 +482,6 @@ func (l *Layer) attend(q, out []float32) {
 
 // softmax replaces x by softmax(scale·x) (see fastmath.Softmax).
 func softmax(x []float32, scale float32) { fastmath.Softmax(x, scale) }
-
-// accumulate adds this step's attention to the scores, as the policy wants.
-func (l *Layer) accumulate() {
-	switch l.cfg.Policy {
-	case H2O:
-		// The new token keeps the attention it received in its own step.
-		for g := range l.heads {
-			h := &l.heads[g]
-			for i, a := range h.attn {
-				h.score[i] += float64(a)
-			}
-		}
-	case Seed000:
-		// Seed 000 feeds the attention over the cache before the new token:
-		// per query head that is the same softmax without the last entry,
-		// renormalized. It is averaged over all heads of the layer; the new
-		// token enters with score 0.
-		capacity := l.capacity
-		h0 := &l.heads[0]
-		n := len(h0.pos)
-		for qh := 0; qh < l.cfg.Heads; qh++ {
-			w := l.w[qh*capacity : qh*capacity+n-1]
-			var rest float64
-			for _, a := range w {
-				rest += float64(a)
-			}
-			if rest <= 0 {
-				continue
-			}
-			f := 1 / (rest * float64(l.cfg.Heads))
-			for i, a := range w {
-				h0.score[i] += float64(a) * f
-			}
-		}
-	case TOVA:
-		for g := range l.heads {
-			h := &l.heads[g]
-			for i, a := range h.attn {
-				h.score[i] = float64(a)
-			}
-		}
-	}
-}
 
 // checkAttention returns Update's error for the first of attn[:n] that
 // has the wrong length or holds a NaN or an infinity.
@@ -594,7 +584,7 @@ func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
 			}
 		}
 	}
-	if l.cfg.Policy == TOVA && len(attn) > 0 {
+	if l.def.latest && len(attn) > 0 {
 		// TOVA ranks by the latest attention alone, averaged over the group;
 		// the new token has received none yet.
 		for g := range l.heads {
@@ -612,7 +602,7 @@ func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
 	}
 	// TOVA ranks by attention the new token has not received yet (it
 	// arrives after the weights were taken): it is not a candidate.
-	l.spareNewest = l.cfg.Policy == TOVA
+	l.spareNewest = l.def.latest
 	l.evict(pos)
 	l.spareNewest = false
 	return nil

@@ -4,6 +4,14 @@
 // quantized or low-rank), and records each token's original position,
 // accumulated attention score, role and, once evicted, when it left.
 //
+// A policy is a scorer — a score per cached token of a key/value head,
+// higher keeps — plus what it protects (attention sinks, a recent window).
+// How many tokens each head may keep is the budget allocator's choice
+// (Alloc: uniform, AdaKV or PyramidKV), separate from the scorer, so any
+// allocator composes with any scorer. Each policy lives in its own file
+// (h2o.go, tova.go, …), whose doc comment states its rule, parameters and
+// paper, and registers itself with define.
+//
 // A decoding loop feeds a Layer one token at a time with Step (or a whole
 // prompt with Prefill). Every per-step operation costs O(budget·dim) and
 // allocates nothing once the Layer is built.
@@ -17,57 +25,102 @@ import (
 // Policy chooses which tokens stay in the cache.
 type Policy uint8
 
-// The eviction policies. Budgeted policies hold at most Sink+Recent+Heavy
-// tokens per head after every step.
+// The eviction policies, one file each. Budgeted policies hold at most
+// Config.Budget() tokens per head after every step (under the uniform
+// allocator): the sum of the sink, recent and heavy settings the policy
+// reads (Params).
 const (
-	// Full keeps every token: the uncompressed baseline.
+	// Full keeps every token: the uncompressed baseline (full.go).
 	Full Policy = iota
-	// Window keeps the Recent newest tokens and nothing else. Once the first
-	// tokens leave, attention that sank into them has nowhere to go.
+	// Window keeps the Recent newest tokens and nothing else (window.go).
 	Window
-	// Streaming (StreamingLLM) keeps the first Sink tokens and the Recent newest.
+	// Streaming (StreamingLLM) keeps the first Sink tokens and the Recent
+	// newest (streaming.go).
 	Streaming
-	// H2O keeps the Recent newest tokens plus, per head, the Heavy tokens with
-	// the largest accumulated post-softmax attention (self-attention included:
-	// a new token starts with the attention it receives in its own step).
-	// Sink > 0 additionally pins the first Sink positions.
+	// H2O keeps heavy hitters by accumulated attention (h2o.go).
 	H2O
-	// TOVA drops, whenever the cache is over budget, the token that the
-	// current query attends to least. Sink and Recent, when set, are protected.
+	// TOVA drops the token the current query attends to least (tova.go).
 	TOVA
-	// Knorm keeps low-L2-norm keys: over budget, the highest-norm key outside
-	// the sink and recent windows goes. It needs no attention weights.
+	// Knorm keeps low-L2-norm keys (knorm.go).
 	Knorm
-	// Chunk (seed 004) splits the history into chunks of ChunkSize positions
-	// and, when a chunk is complete, drops the DropShare of its keys with the
-	// lowest L2 norm. It has no token budget.
+	// Chunk drops the lowest-norm share of every complete chunk (chunk.go).
 	Chunk
-	// Random evicts a uniformly chosen token outside the sink and recent
-	// windows, from a seeded generator: the baseline a real policy must beat.
+	// Random evicts a uniformly chosen unprotected token (random.go).
 	Random
-	// SnapKV compresses the prompt only: the last Recent prompt queries (the
-	// observation window) vote, with average pooling over 5 positions, for
-	// Heavy prompt tokens per head; the window is kept too. Generated tokens
-	// are never evicted.
+	// SnapKV compresses the prompt by an observation window's vote (snapkv.go).
 	SnapKV
-	// Seed000 is seed 000's combined cache exactly: attention over the cache
-	// as it was before the new token, averaged over all heads of the layer,
-	// accumulates into one shared score; the new token enters with score 0;
-	// over budget it keeps positions < Sink, the Recent newest others and the
-	// Heavy best-scored of the rest. One decision for all heads.
+	// Seed000 is seed 000's combined cache exactly (seed000.go).
 	Seed000
+	// Expected (ExpectedAttention) keeps the keys future queries are
+	// expected to attend to, times the value's norm (expected.go).
+	Expected
+	// KeyDiff keeps the keys least like the mean key (keydiff.go).
+	KeyDiff
+	// Duo (DuoAttention) gives retrieval heads the full cache and streaming
+	// heads sinks + recent, classifying heads on the fly (duo.go).
+	Duo
+	// Quest evicts nothing and lets each query attend to its best pages
+	// only (quest.go).
+	Quest
 	numPolicies
 )
 
-var policyNames = [...]string{
-	Full: "full", Window: "window", Streaming: "streaming", H2O: "h2o", TOVA: "tova",
-	Knorm: "knorm", Chunk: "chunk", Random: "random", SnapKV: "snapkv", Seed000: "seed000",
+// policyDef is what a policy is: its name, the settings it reads, what it
+// protects, and the hooks the Layer calls. A nil hook means the default
+// stated beside it. Hooks run inside Step and must allocate nothing.
+type policyDef struct {
+	name   string
+	params Param // settings read; a budgeted policy's budget is the sum of its sink, recent and heavy
+
+	budgeted      bool // evicts down to a token budget per head after every decode step
+	sinks, recent bool // positions < Sink, and the Recent newest tokens, are never evicted
+	scoredRole    Role // role of a token kept for its score (outside the windows)
+	keyNorms      bool // keep ‖k‖ of each token as it arrived (head.norm)
+	valueNorms    bool // keep ‖v‖ of each token as it arrived (head.vnorm)
+	attention     bool // the score is attention: value-aware weighting (Config.ValueWeight) applies
+	latest        bool // the score is the latest attention alone (TOVA): Update replaces scores instead of adding
+	oneScore      bool // one score for all heads, kept in head 0 (Seed000)
+	alwaysShared  bool // one decision for all heads whatever Config.Shared (Seed000)
+	neverShared   bool // one decision per head whatever Config.Shared (SnapKV)
+	inPrompt      bool // also evicts while the prompt lasts (Seed000)
+	stateBytes    int  // bytes of policy state per cached token and head (once when shared)
+	validate      func(c Config) error
+	setup         func(l *Layer)                         // allocate the policy's state; nil: none
+	reset         func(l *Layer)                         // empty the policy's state; nil: none
+	arrive        func(l *Layer, g int, k []float32)     // a token entered head g (after the generic per-token state)
+	observe       func(l *Layer, q []float32, pos int)   // after attention: accumulate scores, gather statistics
+	rescore       func(l *Layer)                         // before evicting: bring every head's scores up to date
+	keep          func(l *Layer, h *head, i int) float64 // the keep score of token i; nil: h.score[i]
+	victim        func(l *Layer, g, lo, hi int) int      // uniform allocator's victim among [lo, hi); nil: lowest keep
+	attend        func(l *Layer, q, out []float32)       // attention; nil: over every cached token
+	endPrompt     func(l *Layer)                         // the prompt ended; nil: evict down to budget if budgeted
+	evict         func(l *Layer, pos int)                // after each step; nil: evict down to budget if budgeted
+	extraBytes    func(l *Layer) int64                   // policy state not per token (page bounds, statistics)
+	role          func(l *Layer, g, i int) Role          // role of head g's i-th token; nil: sink, recent or scoredRole
+	noIndex       bool                                   // keeps every token in order: no index map (Full, Quest)
 }
+
+// indexed reports whether a policy without a budget still keeps an index
+// map of original positions (it evicts some tokens).
+func (d *policyDef) indexed() bool { return !d.noIndex }
+
+var registry [numPolicies]*policyDef
+
+// define registers policy p; each policy's file calls it from init.
+func define(p Policy, d *policyDef) {
+	if registry[p] != nil {
+		panic("kv: policy " + d.name + " defined twice")
+	}
+	registry[p] = d
+}
+
+// def returns p's definition; p must be valid.
+func (p Policy) def() *policyDef { return registry[p] }
 
 // String returns the policy's name as ParsePolicy accepts it.
 func (p Policy) String() string {
 	if p < numPolicies {
-		return policyNames[p]
+		return registry[p].name
 	}
 	return fmt.Sprintf("Policy(%d)", p)
 }
@@ -83,19 +136,65 @@ func Policies() []Policy {
 
 // ParsePolicy returns the policy with the given name (case-insensitive).
 func ParsePolicy(name string) (Policy, error) {
-	for i, n := range policyNames {
-		if strings.EqualFold(name, n) {
+	names := make([]string, numPolicies)
+	for i, d := range registry {
+		if strings.EqualFold(name, d.name) {
 			return Policy(i), nil
 		}
+		names[i] = d.name
 	}
-	return 0, fmt.Errorf("kv: unknown policy %q (want one of %s)", name, strings.Join(policyNames[:], ", "))
+	return 0, fmt.Errorf("kv: unknown policy %q (want one of %s)", name, strings.Join(names, ", "))
 }
 
-// budgeted reports whether the policy evicts down to Sink+Recent+Heavy.
-func (p Policy) budgeted() bool {
-	switch p {
-	case Full, Chunk, SnapKV:
-		return false
+// budgeted reports whether the policy evicts down to a budget per head.
+func (p Policy) budgeted() bool { return p.def().budgeted }
+
+// Param is a set of the Config settings a policy reads.
+type Param uint16
+
+// The settings a policy may read.
+const (
+	ParamSink   Param = 1 << iota // Config.Sink
+	ParamRecent                   // Config.Recent
+	ParamHeavy                    // Config.Heavy
+	ParamChunk                    // Config.ChunkSize
+	ParamDrop                     // Config.DropShare
+	ParamShared                   // Config.Shared
+	ParamSeed                     // Config.Seed
+	ParamPages                    // Config.Pages and Config.PageSize
+)
+
+var paramNames = [...]string{"sink", "recent", "heavy", "chunk", "drop", "shared", "seed", "pages"}
+
+// String lists the settings by their short names, joined by "+", or "none".
+func (p Param) String() string {
+	var names []string
+	for i, n := range paramNames {
+		if p&(1<<i) != 0 {
+			names = append(names, n)
+		}
 	}
-	return true
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "+")
 }
+
+// budgetFormula is the sum that makes the token budget of a policy
+// reading p.
+func (p Param) budgetFormula() string {
+	return (p & (ParamSink | ParamRecent | ParamHeavy)).String()
+}
+
+// Params returns the settings policy p reads; the others change nothing
+// it does. A budgeted policy's budget is the sum of the sink, recent and
+// heavy settings it reads (see Config.Budget).
+func (p Policy) Params() Param {
+	if p >= numPolicies {
+		return 0
+	}
+	return p.def().params
+}
+
+// budgetParams are the settings that add up to a budget.
+const budgetParams = ParamSink | ParamRecent | ParamHeavy

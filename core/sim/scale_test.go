@@ -16,6 +16,7 @@ func TestModelFP16Bytes(t *testing.T) {
 func TestProject(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Policy, cfg.Bits, cfg.Granularity, cfg.Tokens, cfg.RefStride = "streaming", 16, "token", 200, 0
+	cfg.Sink, cfg.Recent, cfg.Heavy = 4, 60, 0 // StreamingLLM's budget is sink + recent
 	e, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -79,7 +79,7 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&c.OutlierScale, "outlier-scale", c.OutlierScale, "generator: size of those channels relative to the rest")
 	fs.Float64Var(&c.TailDF, "tail-df", c.TailDF, "generator: Student-t degrees of freedom of key/value noise (0 Gaussian)")
 
-	fs.StringVar(&c.Policy, "policy", c.Policy, "eviction policy: full, window, streaming, h2o, tova, knorm, chunk, random, snapkv, seed000")
+	fs.StringVar(&c.Policy, "policy", c.Policy, policyUsage())
 	fs.IntVar(&c.Sink, "sink", c.Sink, "attention-sink tokens always kept")
 	fs.IntVar(&c.Recent, "recent", c.Recent, "recent window (SnapKV: observation window)")
 	fs.IntVar(&c.Heavy, "heavy", c.Heavy, "heavy-hitter budget (tokens kept for their score)")
@@ -228,8 +228,8 @@ func summary(w io.Writer, e *sim.Engine) {
 	cfg := e.Config()
 	s := e.Snapshot(0)
 	kept := s.EvictBytes / int64(2*2*cfg.HeadDim*cfg.Layers*cfg.KVHeads)
-	fmt.Fprintf(w, "kvscope: %s, sink %d + recent %d + heavy %d, %d-bit %s storage; %d layer(s) × %d kv heads × %d dims\n",
-		cfg.Policy, cfg.Sink, cfg.Recent, cfg.Heavy, cfg.Bits, cfg.Granularity, cfg.Layers, cfg.KVHeads, cfg.HeadDim)
+	fmt.Fprintf(w, "kvscope: %s, %d-bit %s storage; %d layer(s) × %d kv heads × %d dims\n",
+		budgetText(cfg), cfg.Bits, cfg.Granularity, cfg.Layers, cfg.KVHeads, cfg.HeadDim)
 	fmt.Fprintf(w, "Without compression: %.1f MB (%d tokens)\n", float64(s.FullBytes)/mb, cfg.Tokens)
 	fmt.Fprintf(w, "With eviction only: %.1f MB (%d tokens)\n", float64(s.EvictBytes)/mb, kept)
 	label := fmt.Sprintf("INT%d", cfg.Bits)
@@ -285,8 +285,8 @@ func runModel(w io.Writer, cfg sim.Config, o options) error {
 	s := r.Snapshot(0)
 	t := s.Text
 	c := r.Config()
-	fmt.Fprintf(w, "kvscope: %s, sink %d + recent %d + heavy %d, %d-bit %s storage; model %d layers × %d kv heads × %d dims, %d tokens\n",
-		c.Policy, c.Sink, c.Recent, c.Heavy, c.Bits, c.Granularity, c.Layers, c.KVHeads, c.HeadDim, s.Step)
+	fmt.Fprintf(w, "kvscope: %s, %d-bit %s storage; model %d layers × %d kv heads × %d dims, %d tokens\n",
+		budgetText(c), c.Bits, c.Granularity, c.Layers, c.KVHeads, c.HeadDim, s.Step)
 	fmt.Fprintf(w, "Uncompressed: %q\nCompressed:   %q\n", t.Full, t.Compressed)
 	if t.Diverge >= 0 {
 		fmt.Fprintf(w, "The texts part at position %d.\n", t.Diverge)

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"strings"
+	"testing"
+)
+
+// A policy keeps what its flags say: StreamingLLM with 4 sinks and a
+// 28-token window keeps 32 tokens per head, whatever -heavy is, and the
+// summary names only the flags it reads.
+func TestPolicyKeepsWhatItsFlagsSay(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{"-policy streaming -sink 4 -recent 28", "MB (32 tokens)\n"},
+		{"-policy streaming -sink 4 -recent 28 -heavy 100", "MB (32 tokens)\n"},
+		{"-policy window -recent 32 -heavy 28", "MB (32 tokens)\n"},
+		{"-policy h2o -sink 4 -recent 32 -heavy 28", "MB (64 tokens)\n"},
+	} {
+		var out, errOut bytes.Buffer
+		if err := run(strings.Fields(tc.args+" -tokens 200 -ref 0"), &out, &errOut); err != nil {
+			t.Fatal(tc.args, err, errOut.String())
+		}
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%s: output lacks %q:\n%s", tc.args, tc.want, out.String())
+		}
+	}
+	var out bytes.Buffer
+	if err := run(strings.Fields("-policy streaming -sink 4 -recent 28 -tokens 100 -ref 0"), &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(out.String(), "\n"); !strings.Contains(first, "sink 4 + recent 28 = 32 tokens per head") || strings.Contains(first, "heavy") {
+		t.Errorf("summary line %q does not describe streaming's own budget", first)
+	}
+}
+
+// -help lists, for every policy, the flags it reads.
+func TestHelpSaysWhichFlagsEachPolicyUses(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"-help"}, &out, &out); err != flag.ErrHelp {
+		t.Fatalf("-help returned %v", err)
+	}
+	for _, want := range []string{"streaming  -sink -recent\n", "window     -recent\n", "h2o        -sink -recent -heavy -shared\n", "full       (no flags)\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}

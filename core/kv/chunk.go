@@ -1,0 +1,49 @@
+package kv
+
+// Chunk (seed 004) splits the history into chunks of ChunkSize positions
+// and, when a chunk is complete, drops the DropShare of its keys with the
+// lowest L2 norm, per head or shared. It has no token budget: memory
+// falls by DropShare. Reads: ChunkSize, DropShare, Shared. State: one
+// float32 norm per cached token and head.
+func init() {
+	define(Chunk, &policyDef{
+		name: "chunk", params: ParamChunk | ParamDrop | ParamShared, keyNorms: true, stateBytes: 4,
+		validate: validChunk,
+		keep:     func(_ *Layer, h *head, i int) float64 { return float64(h.norm[i]) },
+		endPrompt: func(l *Layer) {
+			for end := l.cfg.ChunkSize; end <= l.promptEnd; end += l.cfg.ChunkSize {
+				l.dropChunk(end-l.cfg.ChunkSize, end, l.last)
+			}
+		},
+		evict: func(l *Layer, pos int) {
+			if (pos+1)%l.cfg.ChunkSize == 0 {
+				l.dropChunk(pos+1-l.cfg.ChunkSize, pos+1, pos)
+			}
+		},
+	})
+}
+
+// dropChunk drops DropShare of the tokens in positions [start, end) with
+// the lowest key norm, per head or shared.
+func (l *Layer) dropChunk(start, end, at int) {
+	if l.cfg.sharedDecision() {
+		a, b := span(&l.heads[0], start, end)
+		for n := int(l.cfg.DropShare * float64(b-a)); n > 0; n-- {
+			i, _ := l.lowest(-1, a, b)
+			for g := range l.heads {
+				l.remove(&l.heads[g], i, at)
+			}
+			b--
+		}
+		return
+	}
+	for g := range l.heads {
+		h := &l.heads[g]
+		a, b := span(h, start, end)
+		for n := int(l.cfg.DropShare * float64(b-a)); n > 0; n-- {
+			i, _ := l.lowest(g, a, b)
+			l.remove(h, i, at)
+			b--
+		}
+	}
+}

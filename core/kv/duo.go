@@ -1,0 +1,141 @@
+package kv
+
+import "errors"
+
+// DuoThreshold is the share of a head's attention, outside its sinks and
+// recent window, above which DuoAttention calls it a retrieval head.
+const DuoThreshold = 0.2
+
+// Duo is DuoAttention (Xiao et al., "DuoAttention: Efficient Long-Context
+// LLM Inference with Retrieval and Streaming Heads", arXiv 2410.10819;
+// kvpress duo_attention_press.py), a per-head policy: retrieval heads keep
+// the full cache, streaming heads keep the first Sink tokens and the Recent
+// newest (StreamingLLM).
+//
+// The paper learns which heads are which on passkey data. Here heads are
+// classified on the fly from their own attention: until the history is
+// longer than Sink + Recent + Heavy tokens (Heavy is the observation
+// span) nothing is evicted, and each step adds up, per key/value head, the
+// attention its query heads pay to tokens outside the sinks and the recent
+// window — what a streaming head would lose. At the first step beyond the
+// span, heads whose mean lost share exceeds DuoThreshold become retrieval
+// heads, the others streaming heads, and the streaming heads drop to Sink
+// + Recent at once. The decision then stands (a streaming head has lost
+// what it would need to be judged again).
+//
+// Memory is not bounded by a budget: a retrieval head grows with the
+// history. Reads: Sink, Recent (at least 1), Heavy. State: one class byte per head
+// (the running shares are scratch).
+func init() {
+	define(Duo, &policyDef{
+		name: "duo", params: budgetParams, sinks: true, recent: true, neverShared: true,
+		validate: func(c Config) error {
+			if c.Recent < 1 {
+				return errors.New("kv: duo's streaming heads need a recent window of at least 1 token")
+			}
+			return nil
+		},
+		setup: func(l *Layer) {
+			l.state = &duoState{lost: make([]float64, len(l.heads)), retrieval: make([]bool, len(l.heads))}
+		},
+		reset: func(l *Layer) {
+			st := l.state.(*duoState)
+			clear(st.lost)
+			clear(st.retrieval)
+			st.steps, st.decided = 0, false
+		},
+		observe: func(l *Layer, _ []float32, _ int) {
+			st := l.state.(*duoState)
+			if st.decided {
+				return
+			}
+			for g := range l.heads {
+				h := &l.heads[g]
+				lo, hi := l.sinkCount(h), len(h.pos)-min(l.cfg.Recent, len(h.pos)-l.sinkCount(h))
+				var s float64
+				for _, a := range h.attn[lo:hi] {
+					s += float64(a)
+				}
+				st.lost[g] += s
+			}
+			st.steps++
+		},
+		evict:     func(l *Layer, pos int) { l.duoEvict(pos) },
+		endPrompt: func(l *Layer) { l.duoEvict(l.last) },
+		keep:      positionKeep,
+		role: func(l *Layer, g, i int) Role {
+			h := &l.heads[g]
+			switch {
+			case int(h.pos[i]) < l.cfg.Sink:
+				return Sink
+			case i >= len(h.pos)-min(l.cfg.Recent, len(h.pos)-l.sinkCount(h)):
+				return Recent
+			}
+			return Kept
+		},
+		extraBytes: func(l *Layer) int64 { return int64(len(l.heads)) },
+	})
+}
+
+// duoState is DuoAttention's classification.
+type duoState struct {
+	lost      []float64 // per head: attention outside the windows, summed over steps
+	steps     int
+	decided   bool
+	retrieval []bool // per head, once decided
+}
+
+// duoEvict classifies the heads once the history passes the observation
+// span, then keeps streaming heads at Sink + Recent.
+func (l *Layer) duoEvict(at int) {
+	st := l.state.(*duoState)
+	c := &l.cfg
+	if !st.decided {
+		if len(l.heads[0].pos) <= c.Sink+c.Recent+c.Heavy {
+			return
+		}
+		st.decided = true
+		for g := range l.heads {
+			st.retrieval[g] = st.steps > 0 && st.lost[g]/float64(st.steps) > DuoThreshold
+		}
+	}
+	for g := range l.heads {
+		if st.retrieval[g] {
+			continue
+		}
+		h := &l.heads[g]
+		for len(h.pos) > c.Sink+c.Recent {
+			lo, hi := l.candidates(h)
+			if hi <= lo {
+				break
+			}
+			l.remove(h, lo, at)
+		}
+	}
+}
+
+// RetrievalHeads returns, for a Duo layer whose heads are classified, which
+// key/value heads are retrieval heads (full cache), and nil otherwise
+// (another policy, or Duo before the observation span is over). The slice
+// is the layer's own.
+func (l *Layer) RetrievalHeads() []bool {
+	if st, ok := l.state.(*duoState); ok && st.decided {
+		return st.retrieval
+	}
+	return nil
+}
+
+// HeadShares returns, for a Duo layer, each head's mean share of attention
+// outside its sinks and recent window over the observation span so far
+// (what classifies it), or nil for other policies.
+func (l *Layer) HeadShares(dst []float64) []float64 {
+	st, ok := l.state.(*duoState)
+	if !ok {
+		return nil
+	}
+	dst = dst[:0]
+	for _, s := range st.lost {
+		dst = append(dst, s/float64(max(1, st.steps)))
+	}
+	return dst
+}

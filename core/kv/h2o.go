@@ -1,0 +1,27 @@
+package kv
+
+// H2O (Zhang et al., "H2O: Heavy-Hitter Oracle for Efficient Generative
+// Inference of Large Language Models", NeurIPS 2023) keeps the Recent
+// newest tokens plus, per head, the Heavy tokens with the largest
+// accumulated post-softmax attention (self-attention included: a new token
+// starts with the attention it receives in its own step). Sink > 0
+// additionally pins the first Sink positions. Reads: Sink, Recent, Heavy,
+// Shared. Budget: Sink + Recent + Heavy. State: one float64 per cached
+// token and head.
+func init() {
+	define(H2O, &policyDef{
+		name: "h2o", params: budgetParams | ParamShared, budgeted: true, sinks: true, recent: true,
+		scoredRole: Heavy, attention: true, stateBytes: 8,
+		observe: accumulateAttention,
+	})
+}
+
+// accumulateAttention adds this step's attention to every head's scores.
+func accumulateAttention(l *Layer, _ []float32, _ int) {
+	for g := range l.heads {
+		h := &l.heads[g]
+		for i, a := range h.attn {
+			h.score[i] += float64(a)
+		}
+	}
+}

@@ -1,0 +1,14 @@
+package kv
+
+// Knorm (Devoto et al., "A Simple and Effective L2 Norm-Based Strategy for
+// KV Cache Compression", EMNLP 2024) keeps low-L2-norm keys: over budget,
+// the highest-norm key outside the sink and recent windows goes. It needs
+// no attention weights. Reads: Sink, Recent, Heavy, Shared. Budget: Sink +
+// Recent + Heavy. State: one float32 norm per cached token and head.
+func init() {
+	define(Knorm, &policyDef{
+		name: "knorm", params: budgetParams | ParamShared, budgeted: true, sinks: true, recent: true,
+		keyNorms: true, stateBytes: 4,
+		keep: func(_ *Layer, h *head, i int) float64 { return -float64(h.norm[i]) },
+	})
+}

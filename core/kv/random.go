@@ -1,0 +1,26 @@
+package kv
+
+// Random evicts a uniformly chosen token outside the sink and recent
+// windows, from a seeded generator: the baseline a real policy must beat.
+// Reads: Sink, Recent, Heavy, Shared, Seed. Budget: Sink + Recent + Heavy.
+// Under an allocator that compares heads (AdaKV), a token's score is a
+// hash of the seed, its head and its position instead: as random, and
+// fixed once drawn.
+func init() {
+	define(Random, &policyDef{
+		name: "random", params: budgetParams | ParamShared | ParamSeed, budgeted: true, sinks: true, recent: true,
+		victim: func(l *Layer, _, lo, hi int) int { return lo + l.rng.IntN(hi-lo) },
+		keep: func(l *Layer, h *head, i int) float64 {
+			g := uint64(h.idx)
+			return float64(mix64(l.cfg.Seed^g<<40^uint64(h.pos[i]))>>11) / (1 << 53)
+		},
+	})
+}
+
+// mix64 is SplitMix64's finalizer: a fixed, well-spread hash.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
