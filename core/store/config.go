@@ -76,6 +76,33 @@ type Config struct {
 	// keeps it rounded to FP16 (the bytes Memory.Factors reports) and uses
 	// that rounded copy for both directions.
 	Basis []float32
+
+	// The options below are in storeopts.go.
+
+	// Rotate, if Hadamard, rotates every stored vector by the normalised
+	// Walsh–Hadamard matrix before it is coded (QuaRot, SpinQuant); Dots
+	// rotates the query alike, so q·x is unchanged while an outlier
+	// channel is spread over all channels. It applies to the stored
+	// coordinates: after the Basis projection, before any Quantizer.
+	Rotate Rotation
+	// Quantizer is how sealed vectors are coded when Bits ≤ 8: Uniform
+	// (the zero value: integer codes with FP16 scale and zero point at
+	// Granularity), Turbo, TurboProd or QJL (no scales: Granularity and
+	// GroupSize are ignored; Basis and Calib are not allowed).
+	Quantizer Quantizer
+	// Seed draws the random rotation of Turbo and TurboProd and the
+	// Gaussian sketch of TurboProd and QJL: the same seed, the same matrices.
+	Seed uint64
+	// Outliers is the share of each sealed token's stored values kept
+	// exactly in FP16 with their indices, the largest in magnitude
+	// (KVQuant's dense-and-sparse split): ⌈Outliers·StoredDim⌉ per token,
+	// left out of the ranges the rest is quantized with. 0 turns it off; at
+	// most 0.5. Uniform quantizer only, not with online PerChannel blocks.
+	Outliers float64
+	// Sinks is the number of first tokens appended (since New or Reset)
+	// held as FP16 full vectors for as long as they stay, whatever Bits
+	// (sink-aware precision: KVSink, RotateKV). Needs Bits ≤ 8 or a Basis.
+	Sinks int
 }
 
 // orthoTol is how far B·Bᵀ may stray from the identity, per entry.
@@ -109,6 +136,9 @@ func (c Config) Validate(dim int) error {
 	}
 	if full && c.Residual > 0 && c.Basis == nil {
 		return fmt.Errorf("store: Residual %d with Bits %d compresses nothing (needs Bits ≤ 8 or a Basis)", c.Residual, c.Bits)
+	}
+	if err := c.validateOptions(stored); err != nil {
+		return err
 	}
 	if full {
 		if c.Calib != nil {

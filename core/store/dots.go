@@ -17,6 +17,10 @@ import (
 //     Σ q_i m_i once per call and block, then q·x̂ = Σ q'_i c_i + Σ q_i m_i;
 //   - low rank: the query is projected once, q_r = B·q, and dotted with the
 //     stored coefficients (the same rules apply to quantized coefficients);
+//     a Hadamard or random rotation likewise rotates the query once;
+//   - codebooks (Turbo): ‖x‖·Σ q_i·level(c_i); sketches (TurboProd, QJL):
+//     S·q once per call, then √(π/2)/m·‖r‖·Σ ±(S·q)_i per token;
+//   - FP16 outliers: Σ over a token's outliers of q_i·(value − decoded);
 //   - FP16 residual tokens are dotted in full dimension.
 //
 // It equals dequantize-then-dot up to float32 rounding. It panics if len(q)
@@ -37,14 +41,21 @@ func (s *Store) Dots(q []float32, slots []int, dst []float32) {
 		return
 	}
 	qs := q
-	if s.basis != nil {
+	if s.xf {
 		qs = s.qs
-		for r := range qs {
-			var d float32
-			for k, b := range s.basis[r*s.dim : (r+1)*s.dim] {
-				d += b * q[k]
+		if s.mat != nil {
+			for r := range qs {
+				var d float32
+				for k, b := range s.mat[r*s.dim : (r+1)*s.dim] {
+					d += b * q[k]
+				}
+				qs[r] = d
 			}
-			qs[r] = d
+		} else {
+			copy(qs, q)
+		}
+		if s.had {
+			quant.Hadamard(qs)
 		}
 	}
 	s.prepare(qs)
@@ -52,10 +63,14 @@ func (s *Store) Dots(q []float32, slots []int, dst []float32) {
 		switch s.state[slot] {
 		case slotFree:
 			panic(fmt.Sprintf("store: Dots over free slot %d", slot))
-		case slotResidual:
+		case slotResidual, slotSink:
 			dst[i] = dotFP16(q, s.resRow(slot))
 		default:
-			dst[i] = s.dotSealed(qs, slot)
+			t := s.dotSealed(qs, slot)
+			if s.nout > 0 {
+				t += s.outlierDot(qs, slot)
+			}
+			dst[i] = t
 		}
 	}
 }
@@ -85,6 +100,8 @@ func (s *Store) prepare(qs []float32) {
 			clear(s.stamp)
 			s.call = 1
 		}
+	case modeTurbo, modeQJL:
+		s.prepareSketch(qs)
 	}
 }
 
@@ -100,6 +117,8 @@ func (s *Store) dotSealed(qs []float32, slot int) float32 {
 		return t
 	case modeF16:
 		return dotFP16(qs, s.f16[slot*sd:(slot+1)*sd])
+	case modeTurbo, modeQJL:
+		return s.dotCodebook(qs, slot)
 	case modeFixed:
 		return quant.DotPacked(s.qch, s.codeRow(slot), s.cfg.Bits) + s.qconst[0]
 	case modeChannel:

@@ -24,6 +24,7 @@ const (
 	slotFree uint8 = iota
 	slotResidual
 	slotSealed
+	slotSink // an FP16 full row kept for good (Config.Sinks)
 )
 
 // mode is how sealed tokens are held.
@@ -35,6 +36,8 @@ const (
 	modeToken               // codes, params per token group (PerToken, PerGroup)
 	modeFixed               // codes, fixed calibrated params (PerTensor, PerChannel)
 	modeChannel             // codes, per-channel params per block of tokens (online PerChannel)
+	modeTurbo               // codebook codes and an FP16 norm per token (Turbo, TurboProd; turbo.go)
+	modeQJL                 // sign sketch and an FP16 norm per token (QJL; turbo.go)
 )
 
 // none marks an absent slot or block in the int32 links.
@@ -51,6 +54,10 @@ type Store struct {
 	capacity int
 	rowBytes int       // payload bytes of one compressed token
 	basis    []float32 // sdim×dim, FP16-rounded; nil without a basis
+	rot      []float32 // sdim×dim random orthogonal matrix, FP16-rounded (Turbo, TurboProd)
+	mat      []float32 // basis or rot: the matrix project applies; nil if neither
+	had      bool      // Hadamard rotation of the stored coordinates
+	xf       bool      // stored coordinates are not the input's: mat != nil || had
 
 	// Per slot.
 	state  []uint8
@@ -92,8 +99,29 @@ type Store struct {
 	blockHoles []int32
 	freeBlocks []int32
 
+	// Codebook and sketch modes (turbo.go).
+	cbBits  int       // code width of modeTurbo: Bits, or Bits−1 with a sketch
+	cb      []float32 // 2^cbBits levels / √sdim (levels FP16-rounded)
+	cbThr   []float32 // 2^cbBits − 1 midpoints between consecutive cb levels
+	norm    []float32 // capacity: ‖stored vector‖, an FP16 value
+	rnorm   []float32 // capacity: ‖residual‖, an FP16 value (TurboProd)
+	rbuf    []float32 // sdim: the residual being sketched
+	sk      []float32 // m×sdim Gaussian sketch matrix, FP16-rounded; nil without a sketch
+	m       int       // sketch rows
+	skBytes int       // bytes of one token's signs, ⌈m/8⌉
+	signs   []byte    // capacity×skBytes
+	sq      []float32 // m: S·qs of the current Dots call; sketch accumulator of WeightedSum
+	sqSum   float32   // Σ sq of the current Dots call
+
+	// Dense-and-sparse outliers (outliers.go).
+	nout   int       // values kept in FP16 per sealed token
+	outIdx []uint16  // capacity×nout stored-coordinate indices
+	outVal []float32 // capacity×nout values, FP16-rounded
+	outOn  []bool    // sdim: marks the outliers of the token being coded
+
 	// Counters.
 	live, sealed, blocks, holes int
+	nsink, appended             int // live sink tokens; tokens appended toward Sinks since Reset
 
 	// Scratch, sized in New.
 	vec    []float32 // dim
@@ -131,8 +159,13 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 			s.basis[i] = quant.RoundFP16(v)
 		}
 	}
+	s.mat, s.had = s.basis, cfg.Rotate == Hadamard
 	sd := s.sdim
 	switch {
+	case cfg.Quantizer != Uniform:
+		if err := s.initCodebook(); err != nil {
+			return nil, err
+		}
 	case cfg.Bits == 32:
 		s.mode, s.rowBytes = modeF32, 4*sd
 		s.f32 = make([]float32, capacity*sd)
@@ -162,7 +195,7 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 				s.fixSafe = false
 			}
 		}
-		s.direct = cfg.Basis == nil && cfg.Residual == 0
+		s.direct = cfg.Basis == nil && cfg.Residual == 0 && !s.had && cfg.Outliers == 0 && cfg.Sinks == 0
 		s.qch = make([]float32, sd)
 		s.qconst = make([]float32, 1)
 	case cfg.Granularity == PerChannel:
@@ -178,7 +211,7 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 		s.block = make([]int32, capacity)
 		s.blk = make([]float32, min(cfg.GroupSize, capacity)*sd)
 		s.bslots = make([]int32, 0, min(cfg.GroupSize, capacity))
-		s.chanDots = cfg.Basis == nil
+		s.chanDots = cfg.Basis == nil && !s.had
 	default: // PerToken, PerGroup
 		s.mode = modeToken
 		s.groups, s.gsize = 1, sd
@@ -187,17 +220,20 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 		}
 		s.aligned = s.gsize*cfg.Bits%8 == 0
 		s.gbytes = s.gsize * cfg.Bits / 8
-		s.tok8 = cfg.Bits == 8 && s.groups == 1 && cfg.Basis == nil
-		s.tok2 = cfg.Bits == 2 && s.groups == 1 && cfg.Basis == nil
+		plain := cfg.Basis == nil && !s.had && cfg.Outliers == 0
+		s.tok8 = cfg.Bits == 8 && s.groups == 1 && plain
+		s.tok2 = cfg.Bits == 2 && s.groups == 1 && plain
 		s.tokPar = make([]quant.Params, capacity*s.groups)
 		s.qsum = make([]float32, s.groups)
 	}
-	if s.mode >= modeToken {
+	if s.mode >= modeToken && s.mode <= modeChannel {
 		s.rowBytes = quant.PackedLen(sd, cfg.Bits)
 		s.codes = make([]byte, capacity*s.rowBytes)
 		s.cbuf = make([]uint8, sd)
 	}
-	if s.usesResidual() {
+	s.xf = s.mat != nil || s.had
+	s.allocOptions()
+	if s.usesResidual() || cfg.Sinks > 0 {
 		s.res = make([]uint16, capacity*dim)
 	}
 	s.state = make([]uint8, capacity)
@@ -232,6 +268,7 @@ func (s *Store) Reset() {
 		clear(s.blockHoles)
 	}
 	s.live, s.sealed, s.blocks, s.holes = 0, 0, 0, 0
+	s.nsink, s.appended = 0, 0
 }
 
 // Len returns the number of live tokens.
@@ -265,7 +302,7 @@ func (s *Store) Check(x []float32) error {
 		return fmt.Errorf("store: Append of %d values, want %d", len(x), s.dim)
 	}
 	limit := float32(math.MaxFloat32)
-	if s.cfg.Bits != 32 || s.usesResidual() {
+	if s.fp16Bound() {
 		limit = quant.MaxFP16
 	}
 	for _, v := range x {
@@ -300,7 +337,7 @@ func (s *Store) append(x []float32) (int, error) {
 		return int(slot), nil
 	}
 	limit := float32(math.MaxFloat32)
-	if s.cfg.Bits != 32 || s.usesResidual() {
+	if s.fp16Bound() {
 		limit = quant.MaxFP16
 	}
 	if !inRange(x, limit) {
@@ -316,6 +353,13 @@ func (s *Store) append(x []float32) (int, error) {
 	slot := s.free[len(s.free)-1]
 	s.free = s.free[:len(s.free)-1]
 	s.live++
+	if s.appended < s.cfg.Sinks {
+		s.appended++
+		quant.ToFP16(s.resRow(int(slot)), x)
+		s.state[slot] = slotSink
+		s.nsink++
+		return int(slot), nil
+	}
 	if !s.usesResidual() {
 		s.compress(int(slot), x)
 		return int(slot), nil
@@ -358,7 +402,13 @@ func inRange(x []float32, limit float32) bool {
 // compress older tokens. (Append refuses NaN and ±Inf, changing nothing, in
 // every configuration.) A caller appending one token to several stores uses
 // it to undo a partial append instead of validating the token beforehand.
-func (s *Store) UndoableAppend() bool { return !s.usesResidual() }
+func (s *Store) UndoableAppend() bool { return !s.usesResidual() && s.cfg.Sinks == 0 }
+
+// fp16Bound reports whether Append refuses values beyond ±quant.MaxFP16:
+// whenever any FP16 is involved.
+func (s *Store) fp16Bound() bool {
+	return s.cfg.Bits != 32 || s.usesResidual() || s.cfg.Sinks > 0
+}
 
 // appendErr is Append's error for a value v outside ±quant.MaxFP16 (or
 // the float32 range) or not a number.
@@ -488,6 +538,8 @@ func (s *Store) Evict(slot int) error {
 	switch s.state[slot] {
 	case slotResidual:
 		s.unlinkResidual(int32(slot))
+	case slotSink:
+		s.nsink--
 	case slotSealed:
 		s.sealed--
 		if s.mode == modeChannel {
@@ -516,7 +568,7 @@ func (s *Store) Kind(slot int) Kind {
 	switch s.state[slot] {
 	case slotFree:
 		return Empty
-	case slotResidual:
+	case slotResidual, slotSink:
 		return Full
 	}
 	switch {
@@ -538,22 +590,50 @@ func (s *Store) Read(slot int, dst []float32) {
 	switch s.state[slot] {
 	case slotFree:
 		panic(fmt.Sprintf("store: Read of free slot %d", slot))
-	case slotResidual:
+	case slotResidual, slotSink:
 		quant.FromFP16(dst, s.resRow(slot))
 		return
 	}
-	if s.basis == nil {
+	if !s.xf {
 		s.decode(slot, dst)
 		return
 	}
 	s.decode(slot, s.coef)
-	for k := range dst {
-		dst[k] = 0
+	s.back(dst, s.coef, false)
+}
+
+// back sets dst (Dim values), or adds to it when add is set, the input
+// coordinates of c (sdim stored coordinates, overwritten): the inverse
+// Hadamard rotation (the rotation itself) in place, then Mᵀ·c for the
+// projection matrix M (basis or random rotation) if there is one. Without
+// add, dst is cleared and every term added; with add, zero coefficients are
+// skipped.
+func (s *Store) back(dst, c []float32, add bool) {
+	if s.had {
+		quant.Hadamard(c)
 	}
-	for r, c := range s.coef {
-		row := s.basis[r*s.dim : (r+1)*s.dim]
+	if s.mat == nil {
+		if !add {
+			copy(dst, c)
+			return
+		}
+		for k, v := range c {
+			dst[k] += v
+		}
+		return
+	}
+	if !add {
+		for k := range dst {
+			dst[k] = 0
+		}
+	}
+	for r, v := range c {
+		if add && v == 0 {
+			continue
+		}
+		row := s.mat[r*s.dim : (r+1)*s.dim]
 		for k, b := range row {
-			dst[k] += c * b
+			dst[k] += v * b
 		}
 	}
 }
@@ -568,6 +648,9 @@ func (s *Store) decode(slot int, dst []float32) {
 		return
 	case modeF16:
 		quant.FromFP16(dst, s.f16[slot*sd:(slot+1)*sd])
+		return
+	case modeTurbo, modeQJL:
+		s.decodeCodebook(slot, dst)
 		return
 	}
 	cb := s.unpacked(slot)
@@ -589,12 +672,19 @@ func (s *Store) decode(slot int, dst []float32) {
 			dst[j] = par[j].Value(c)
 		}
 	}
+	if s.nout > 0 {
+		s.putOutliers(slot, dst)
+	}
 }
 
-// Memory returns the bytes the Store holds, itemized (see Memory). It costs
-// O(1).
-func (s *Store) Memory() Memory {
-	m := Memory{
+// Memory returns the bytes the Store holds, itemized (see Memory; Items
+// itemizes them further). It costs O(1).
+func (s *Store) Memory() Memory { return s.Items().Memory() }
+
+// Items returns the bytes the Store holds, itemized finely (see Items). It
+// costs O(1).
+func (s *Store) Items() Items {
+	m := Items{
 		Payload:  int64(s.sealed * s.rowBytes),
 		Residual: int64(s.nres * s.dim * 2),
 		Holes:    int64(s.holes * s.rowBytes),
@@ -610,6 +700,7 @@ func (s *Store) Memory() Memory {
 	case modeChannel:
 		m.Meta = int64(s.blocks * s.sdim * 4)
 	}
+	s.optionMemory(&m)
 	return m
 }
 
@@ -710,12 +801,17 @@ func (s *Store) sealOldest() {
 // by modeChannel, whose tokens are sealed in blocks.
 func (s *Store) compress(slot int, x []float32) {
 	c := x
-	if s.basis != nil {
+	if s.xf {
 		c = s.coef
 		s.project(c, x)
 	}
+	if s.nout > 0 {
+		s.takeOutliers(slot, c)
+	}
 	sd := s.sdim
 	switch s.mode {
+	case modeTurbo, modeQJL:
+		s.compressCodebook(slot, c)
 	case modeF32:
 		copy(s.f32[slot*sd:(slot+1)*sd], c)
 	case modeF16:
@@ -724,13 +820,18 @@ func (s *Store) compress(slot int, x []float32) {
 		par := s.tokPar[slot*s.groups : (slot+1)*s.groups]
 		for g := range s.groups {
 			grp := c[g*s.gsize : (g+1)*s.gsize]
-			lo, hi := grp[0], grp[0]
-			for _, v := range grp {
-				if v < lo { // comparisons: the float min and max builtins are calls under WebAssembly
-					lo = v
-				}
-				if v > hi {
-					hi = v
+			var lo, hi float32
+			if s.nout > 0 {
+				lo, hi = s.inlierRange(grp, g*s.gsize)
+			} else {
+				lo, hi = grp[0], grp[0]
+				for _, v := range grp {
+					if v < lo { // comparisons: the float min and max builtins are calls under WebAssembly
+						lo = v
+					}
+					if v > hi {
+						hi = v
+					}
 				}
 			}
 			par[g] = mustFit(lo, hi, s.cfg.Bits)
@@ -747,23 +848,33 @@ func (s *Store) compress(slot int, x []float32) {
 	s.sealed++
 }
 
-// project sets c (sdim values) to the stored coordinates of x: B·x with a
-// basis, x itself otherwise. Coefficients that will be held in FP16 are
-// clamped to ±quant.MaxFP16 (reachable only for vectors of norm near it).
+// project sets c (sdim values) to the stored coordinates of x: M·x with a
+// projection matrix (basis or random rotation), x itself otherwise, then
+// rotated by the Hadamard matrix if Rotate asks. Coordinates that will be
+// held in FP16 are clamped to ±quant.MaxFP16 (reachable only for vectors of
+// norm near it).
 func (s *Store) project(c, x []float32) {
-	if s.basis == nil {
+	if s.mat == nil {
 		copy(c, x)
-		return
+	} else {
+		for r := range c {
+			var d float32
+			for k, b := range s.mat[r*s.dim : (r+1)*s.dim] {
+				d += b * x[k]
+			}
+			if s.mode != modeF32 {
+				d = max(-quant.MaxFP16, min(quant.MaxFP16, d))
+			}
+			c[r] = d
+		}
 	}
-	for r := range c {
-		var d float32
-		for k, b := range s.basis[r*s.dim : (r+1)*s.dim] {
-			d += b * x[k]
-		}
+	if s.had {
+		quant.Hadamard(c)
 		if s.mode != modeF32 {
-			d = max(-quant.MaxFP16, min(quant.MaxFP16, d))
+			for r, d := range c {
+				c[r] = max(-quant.MaxFP16, min(quant.MaxFP16, d))
+			}
 		}
-		c[r] = d
 	}
 }
 

@@ -88,7 +88,7 @@ func (s *Store) weightedTok8(w []float32, slots []int, dst []float32) {
 		switch s.state[s0] {
 		case slotFree:
 			panic(fmt.Sprintf("store: WeightedSum over free slot %d", s0))
-		case slotResidual:
+		case slotResidual, slotSink:
 			for j, h := range s.resRow(s0) {
 				dst[j] += w[i] * fp16(h)
 			}

@@ -29,9 +29,12 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 		return
 	}
 	acc := dst
-	if s.basis != nil {
+	if s.xf {
 		acc = s.coef
 		clear(acc)
+	}
+	if s.sk != nil {
+		clear(s.sq)
 	}
 	sd := s.sdim
 	for i, slot := range slots {
@@ -39,7 +42,7 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 		switch s.state[slot] {
 		case slotFree:
 			panic(fmt.Sprintf("store: WeightedSum over free slot %d", slot))
-		case slotResidual:
+		case slotResidual, slotSink:
 			// Residual rows hold the full vector; add them to dst directly.
 			for j, h := range s.resRow(slot) {
 				dst[j] += wi * quant.FP16ToFloat32(h)
@@ -57,6 +60,9 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 				acc[j] += wi * quant.FP16ToFloat32(h)
 			}
 			continue
+		case modeTurbo, modeQJL:
+			s.addCodebook(acc, wi, slot)
+			continue
 		}
 		cb := s.unpacked(slot)
 		switch s.mode {
@@ -71,17 +77,17 @@ func (s *Store) WeightedSum(w []float32, slots []int, dst []float32) {
 			b := int(s.block[slot])
 			addChannels(acc, wi, s.chPar[b*sd:(b+1)*sd], cb)
 		}
-	}
-	if s.basis != nil {
-		// Residual tokens were added to dst already; add Bᵀ·acc.
-		for r, c := range acc {
-			if c == 0 {
-				continue
-			}
-			for k, b := range s.basis[r*s.dim : (r+1)*s.dim] {
-				dst[k] += c * b
-			}
+		if s.nout > 0 {
+			s.addOutliers(acc, wi, slot)
 		}
+	}
+	if s.sk != nil {
+		s.addSketch(acc)
+	}
+	if s.xf {
+		// Residual tokens were added to dst already; add the stored
+		// coordinates taken back to the input's (Bᵀ·acc with a basis).
+		s.back(dst, acc, true)
 	}
 }
 

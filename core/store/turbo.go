@@ -1,0 +1,303 @@
+package store
+
+import (
+	"math"
+
+	"github.com/kvscope/kvscope/core/quant"
+)
+
+// This file holds the codebook and sketch quantizers: TurboQuant-MSE
+// (modeTurbo), TurboQuant-prod (modeTurbo with a sketch of the residual)
+// and QJL (modeQJL). See Quantizer for the rules. The random rotation Π of
+// the Turbo quantizers is the store's projection matrix (mat): tokens are
+// rotated by project and queries in Dots, like a low-rank basis of full
+// rank, and everything below works in the rotated coordinates.
+
+// initCodebook sets up the codebook and sketch modes in New: levels,
+// random matrices drawn from Seed, and the per-slot arrays.
+func (s *Store) initCodebook() error {
+	cfg, sd, capacity := s.cfg, s.sdim, s.capacity
+	sketch := cfg.Quantizer != Turbo
+	switch cfg.Quantizer {
+	case Turbo, TurboProd:
+		s.mode, s.cbBits = modeTurbo, cfg.Bits
+		if cfg.Quantizer == TurboProd {
+			s.cbBits--
+			s.m = sd
+		}
+		levels, err := quant.LloydMax(s.cbBits)
+		if err != nil {
+			return err
+		}
+		// Coordinates of a rotated unit vector are close to N(0, 1/d):
+		// the N(0, 1) levels, held in FP16, scaled by 1/√d.
+		inv := 1 / math.Sqrt(float64(sd))
+		s.cb = make([]float32, len(levels))
+		for i, l := range levels {
+			s.cb[i] = float32(float64(quant.RoundFP16(float32(l))) * inv)
+		}
+		s.cbThr = make([]float32, len(levels)-1)
+		for i := range s.cbThr {
+			s.cbThr[i] = (s.cb[i] + s.cb[i+1]) / 2
+		}
+		rot, err := quant.RandomOrthogonal(cfg.Seed, sd)
+		if err != nil {
+			return err
+		}
+		for i, v := range rot {
+			rot[i] = quant.RoundFP16(v)
+		}
+		s.rot, s.mat = rot, rot
+		s.rowBytes = packedBits(sd, s.cbBits)
+		s.codes = make([]byte, capacity*s.rowBytes)
+		s.cbuf = make([]uint8, sd)
+	case QJL:
+		s.mode, s.m = modeQJL, cfg.Bits*sd
+	}
+	s.norm = make([]float32, capacity)
+	if sketch {
+		g, err := quant.Gaussian(cfg.Seed, s.m, sd)
+		if err != nil {
+			return err
+		}
+		for i, v := range g {
+			g[i] = quant.RoundFP16(v)
+		}
+		s.sk = g
+		s.skBytes = (s.m + 7) / 8
+		s.signs = make([]byte, capacity*s.skBytes)
+		s.sq = make([]float32, s.m)
+		s.rbuf = make([]float32, sd)
+		if cfg.Quantizer == TurboProd {
+			s.rnorm = make([]float32, capacity)
+		}
+	}
+	return nil
+}
+
+// packedBits is ⌈n·bits/8⌉ for 1 ≤ bits ≤ 8.
+func packedBits(n, bits int) int { return (n*bits + 7) / 8 }
+
+// packAny packs codes of 1 to 8 bits as quant.Pack does (1-bit codes,
+// which quant does not take, bit i of the stream being code i).
+func packAny(dst []byte, codes []uint8, bits int) {
+	if bits > 1 {
+		quant.Pack(dst, codes, bits)
+		return
+	}
+	dst = dst[:packedBits(len(codes), 1)]
+	clear(dst)
+	for i, c := range codes {
+		dst[i>>3] |= (c & 1) << (i & 7)
+	}
+}
+
+// unpackAny is the inverse of packAny.
+func unpackAny(dst []uint8, src []byte, bits int) {
+	if bits > 1 {
+		quant.Unpack(dst, src, bits)
+		return
+	}
+	for i := range dst {
+		dst[i] = src[i>>3] >> (i & 7) & 1
+	}
+}
+
+// fp16Norm returns ‖c‖ rounded to FP16 (clamped to quant.MaxFP16).
+func fp16Norm(c []float32) float32 {
+	var n2 float64
+	for _, v := range c {
+		n2 += float64(v) * float64(v)
+	}
+	return quant.RoundFP16(float32(min(math.Sqrt(n2), quant.MaxFP16)))
+}
+
+// nearest returns the code of the level nearest to u: the number of
+// midpoints below u.
+func (s *Store) nearest(u float32) uint8 {
+	lo, hi := 0, len(s.cbThr)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if u > s.cbThr[mid] {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return uint8(lo)
+}
+
+// compressCodebook codes c, a token's stored (rotated) coordinates, into
+// slot.
+func (s *Store) compressCodebook(slot int, c []float32) {
+	n := fp16Norm(c)
+	s.norm[slot] = n
+	r := c
+	if s.mode == modeTurbo {
+		var inv float32
+		if n > 0 {
+			inv = 1 / n
+		}
+		for j, v := range c {
+			s.cbuf[j] = s.nearest(v * inv)
+		}
+		packAny(s.codeRow(slot), s.cbuf, s.cbBits)
+		if s.sk == nil {
+			return
+		}
+		r = s.rbuf
+		for j, v := range c {
+			r[j] = v - n*s.cb[s.cbuf[j]]
+		}
+		s.rnorm[slot] = fp16Norm(r)
+	}
+	// The sketch: bit i is set when (S·r)_i ≥ 0.
+	sd := s.sdim
+	row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
+	clear(row)
+	for i := range s.m {
+		var d float32
+		for k, v := range s.sk[i*sd : (i+1)*sd] {
+			d += v * r[k]
+		}
+		if d >= 0 {
+			row[i>>3] |= 1 << (i & 7)
+		}
+	}
+}
+
+// sketchNorm returns √(π/2)/m times the norm the sketch of slot stands
+// for: ‖r‖ (TurboProd) or ‖x‖ (QJL).
+func (s *Store) sketchNorm(slot int) float32 {
+	n := s.norm[slot]
+	if s.rnorm != nil {
+		n = s.rnorm[slot]
+	}
+	return float32(quant.QJLScale(s.m)) * n
+}
+
+// decodeCodebook sets dst (sdim values) to the stored coordinates of a
+// sealed slot: ‖x‖·ĉ, plus √(π/2)/m·‖r‖·Sᵀ·sign(S·r) with a sketch.
+func (s *Store) decodeCodebook(slot int, dst []float32) {
+	if s.mode == modeTurbo {
+		unpackAny(s.cbuf, s.codeRow(slot), s.cbBits)
+		n := s.norm[slot]
+		for j, c := range s.cbuf {
+			dst[j] = n * s.cb[c]
+		}
+	} else {
+		clear(dst)
+	}
+	if s.sk != nil {
+		s.addSigns(dst, slot, s.sketchNorm(slot))
+	}
+}
+
+// addSigns adds a·Sᵀ·sign(S·r) of slot's sketch to dst (sdim values).
+func (s *Store) addSigns(dst []float32, slot int, a float32) {
+	sd := s.sdim
+	row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
+	for i := range s.m {
+		w := -a
+		if row[i>>3]>>(i&7)&1 != 0 {
+			w = a
+		}
+		for k, v := range s.sk[i*sd : (i+1)*sd] {
+			dst[k] += w * v
+		}
+	}
+}
+
+// prepareSketch computes S·qs and its sum once per Dots call.
+func (s *Store) prepareSketch(qs []float32) {
+	if s.sk == nil {
+		return
+	}
+	sd := s.sdim
+	var sum float32
+	for i := range s.m {
+		var d float32
+		for k, v := range s.sk[i*sd : (i+1)*sd] {
+			d += v * qs[k]
+		}
+		s.sq[i] = d
+		sum += d
+	}
+	s.sqSum = sum
+}
+
+// dotCodebook returns qs·x̂ for a sealed slot in stored coordinates:
+// ‖x‖·Σ qs_j·ĉ_j, plus, with a sketch, √(π/2)/m·‖r‖·Σ_i ±(S·qs)_i =
+// √(π/2)/m·‖r‖·(2·Σ_{i: sign +} (S·qs)_i − Σ_i (S·qs)_i).
+func (s *Store) dotCodebook(qs []float32, slot int) float32 {
+	var t float32
+	if s.mode == modeTurbo {
+		unpackAny(s.cbuf, s.codeRow(slot), s.cbBits)
+		qs = qs[:len(s.cbuf)]
+		for j, c := range s.cbuf {
+			t += qs[j] * s.cb[c]
+		}
+		t *= s.norm[slot]
+	}
+	if s.sk != nil {
+		row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
+		var pos float32
+		for b, byt := range row {
+			for byt != 0 {
+				i := b*8 + lowBit(byt)
+				pos += s.sq[i]
+				byt &= byt - 1
+			}
+		}
+		t += s.sketchNorm(slot) * (2*pos - s.sqSum)
+	}
+	return t
+}
+
+// lowBit returns the index of the lowest set bit of a non-zero byte.
+func lowBit(b byte) int {
+	n := 0
+	for b&1 == 0 {
+		b >>= 1
+		n++
+	}
+	return n
+}
+
+// addCodebook adds w·x̂ of a sealed slot to acc (stored coordinates); the
+// sketch part goes into the m-value accumulator s.sq, taken through Sᵀ
+// once by addSketch.
+func (s *Store) addCodebook(acc []float32, w float32, slot int) {
+	if s.mode == modeTurbo {
+		unpackAny(s.cbuf, s.codeRow(slot), s.cbBits)
+		a := w * s.norm[slot]
+		acc = acc[:len(s.cbuf)]
+		for j, c := range s.cbuf {
+			acc[j] += a * s.cb[c]
+		}
+	}
+	if s.sk != nil {
+		a := w * s.sketchNorm(slot)
+		row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
+		for i := range s.sq {
+			if row[i>>3]>>(i&7)&1 != 0 {
+				s.sq[i] += a
+			} else {
+				s.sq[i] -= a
+			}
+		}
+	}
+}
+
+// addSketch adds Sᵀ·s.sq to acc (stored coordinates).
+func (s *Store) addSketch(acc []float32) {
+	sd := s.sdim
+	for i, a := range s.sq {
+		if a == 0 {
+			continue
+		}
+		for k, v := range s.sk[i*sd : (i+1)*sd] {
+			acc[k] += a * v
+		}
+	}
+}
