@@ -283,12 +283,34 @@ func (r *ModelRun) Snapshot(layer int) *Snapshot {
 	return s
 }
 
+// Tokens returns the token ids fed so far: the uncompressed run's
+// (prompt, BOS first, then its greedy continuation) and the compressed
+// run's. The slices are the run's own; they must not be modified and are
+// extended by later steps.
+func (r *ModelRun) Tokens() (full, compressed []int) { return r.refToks, r.testToks }
+
 // Perplexity returns the teacher-forced perplexity of text (BOS is
 // prepended) under an uncompressed cache and under cfg's compressed cache.
+// The text must encode to at most the model's context length, BOS
+// included. A text decoded from tokens may encode to more tokens than were
+// decoded (greedy decoding need not pick the tokenizer's merges): to score
+// what a run decoded, pass its tokens to PerplexityTokens instead.
 func Perplexity(m *model.Model, cfg Config, text string, reposition bool) (full, compressed float64, err error) {
 	toks := m.Tokenizer.Encode(text, true, false)
 	if len(toks) < 2 || len(toks) > m.Config.ContextLength {
 		return 0, 0, fmt.Errorf("sim: perplexity needs 1 to %d tokens of text, got %d", m.Config.ContextLength-1, len(toks)-1)
+	}
+	return PerplexityTokens(m, cfg, toks, reposition)
+}
+
+// PerplexityTokens returns the teacher-forced perplexity of toks[1:], each
+// predicted from the tokens before it, under an uncompressed cache and
+// under cfg's compressed cache. toks usually starts with BOS (as
+// ModelRun.Tokens does); it needs 2 to ContextLength tokens, so a run that
+// filled the model's context is scored whole.
+func PerplexityTokens(m *model.Model, cfg Config, toks []int, reposition bool) (full, compressed float64, err error) {
+	if len(toks) < 2 || len(toks) > m.Config.ContextLength {
+		return 0, 0, fmt.Errorf("sim: perplexity needs 2 to %d tokens, got %d", m.Config.ContextLength, len(toks))
 	}
 	fc, err := model.NewFullCache(m.Config, len(toks))
 	if err != nil {

@@ -263,7 +263,8 @@ func summary(w io.Writer, e *sim.Engine) {
 
 // runModel decodes o.prompt with the model in o.model twice, uncompressed
 // and through cfg's compressed cache, and prints both texts, how far they
-// agree, the memory, and the perplexity of the uncompressed text under both.
+// agree, the memory, and the perplexity of the uncompressed text (its
+// tokens as decoded, not re-encoded) under both.
 func runModel(w io.Writer, cfg sim.Config, o options) error {
 	b, err := os.ReadFile(o.model)
 	if err != nil {
@@ -295,7 +296,8 @@ func runModel(w io.Writer, cfg sim.Config, o options) error {
 	}
 	fmt.Fprintf(w, "Next-token KL(full ‖ compressed): mean %.4f nats; top-1 agreement %.1f%%\n", t.MeanKL, 100*t.Agreement)
 	fmt.Fprintf(w, "Memory: %d bytes stored of %d FP16 (%.1fx)\n", s.Mem.Total(), s.FullBytes, float64(s.FullBytes)/float64(max(1, s.Mem.Total())))
-	full, comp, err := sim.Perplexity(m, cfg, t.Full, o.repos)
+	fullToks, _ := r.Tokens()
+	full, comp, err := sim.PerplexityTokens(m, cfg, fullToks, o.repos)
 	if err != nil {
 		return err
 	}
