@@ -133,6 +133,7 @@ type ModelRun struct {
 	kls               []float64
 	text              TextCompare
 	snap              Snapshot
+	sinks             *sinkAcc // the sink metric of the uncompressed cache on the compressed text
 	err               error
 }
 
@@ -171,6 +172,7 @@ func NewModelRun(m *model.Model, cfg Config, prompt string, maxTokens int, repos
 	r.pieces = make([]string, 0, maxTokens)
 	r.history = make([]Metrics, 0, maxTokens)
 	r.kls = make([]float64, 0, maxTokens)
+	r.sinks = newSinkAcc(mc.Layers, mc.Heads)
 	return r, nil
 }
 
@@ -225,6 +227,7 @@ func (r *ModelRun) Step() bool {
 		r.err = fmt.Errorf("sim: model run at position %d: %w", pos, err)
 		return false
 	}
+	r.addSinks()
 	r.last = r.cache.sum.scale(1 / float64(r.m.Config.Layers))
 	r.history = append(r.history, r.last)
 	r.refToks = append(r.refToks, refTok)
@@ -263,6 +266,7 @@ func (r *ModelRun) Snapshot(layer int) *Snapshot {
 	s.FullBytes = 2 * 2 * int64(r.cfg.Layers*r.cfg.KVHeads*r.cfg.HeadDim) * int64(pos)
 	s.EvictBytes = r.cache.c.evictBytes()
 	s.Metrics, s.History = r.last, r.history
+	s.Sinks = r.Sinks()
 	s.Tokens = r.pieces
 	t := &r.text
 	// The texts only grow: convert them again only when they did.

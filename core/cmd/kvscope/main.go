@@ -247,6 +247,7 @@ func summary(w io.Writer, e *sim.Engine) {
 	c := e.Costs()
 	fmt.Fprintf(w, "Time per token: generate %v, store %v, attention %v, eviction %v, reference %v; storing and evicting add %.0f%% to attention\n",
 		c.Generate, c.Store, c.Attend, c.Evict, c.Reference, 100*c.Overhead())
+	printSinks(w, e.Sinks(), "synthetic stream over the run")
 	_, hist := e.Metrics()
 	if len(hist) == 0 {
 		fmt.Fprintln(w, "Fidelity: reference off (-ref 0)")
@@ -302,5 +303,5 @@ func runModel(w io.Writer, cfg sim.Config, o options) error {
 		return err
 	}
 	fmt.Fprintf(w, "Perplexity of the uncompressed text: %.3f uncompressed, %.3f compressed\n", full, comp)
-	return nil
+	return printModelSinks(w, m, r)
 }
