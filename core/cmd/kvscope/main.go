@@ -44,6 +44,7 @@ type options struct {
 	json   bool
 	every  int
 	layer  int
+	task   taskOptions
 }
 
 // flags binds every setting to a FlagSet.
@@ -62,6 +63,7 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "print one JSON line per step instead of the summary table")
 	fs.IntVar(&o.every, "every", 1, "with -json, print every `n`th step (and the last)")
 	fs.IntVar(&o.layer, "layer", 0, "with -json, the layer whose kept positions and roles are printed")
+	taskFlags(fs, &o.task)
 
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "stream seed: same seed and settings give the same run")
 	fs.IntVar(&c.Layers, "layers", c.Layers, "layers simulated")
@@ -126,6 +128,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.every < 1 {
 		return fmt.Errorf("-every must be at least 1, got %d", o.every)
+	}
+	if o.task.kind != "" {
+		w := bufio.NewWriter(stdout)
+		defer w.Flush()
+		return runTask(w, cfg, o)
 	}
 	if o.model != "" {
 		w := bufio.NewWriter(stdout)
