@@ -121,7 +121,15 @@ func fullCache(tb testing.TB, c model.Config) *model.FullCache {
 // plain re-statement of the Llama forward pass: float64 accumulation, the
 // README's RoPE formula, and GQA through h*kvHeads/heads.
 func naiveLogits(m *model.Model, tokens []int) []float32 {
+	logits, _ := naiveForward(m, tokens)
+	return logits
+}
+
+// naiveForward is naiveLogits that also returns the attention weights:
+// att[l][h][t][u], query t on key u ≤ t.
+func naiveForward(m *model.Model, tokens []int) ([]float32, [][][][]float64) {
 	c, w := m.Config, m.Weights
+	attW := make([][][][]float64, c.Layers)
 	n := len(tokens)
 	mv := func(wt []float32, x []float64, rows int) []float64 {
 		out := make([]float64, rows)
@@ -161,7 +169,11 @@ func naiveLogits(m *model.Model, tokens []int) []float32 {
 			xs[t][i] = float64(w.TokenEmbedding[tok*c.Dim+i])
 		}
 	}
-	for _, ly := range w.Layers {
+	for l, ly := range w.Layers {
+		attW[l] = make([][][]float64, c.Heads)
+		for h := range attW[l] {
+			attW[l][h] = make([][]float64, n)
+		}
 		qs, ks, vs := make([][]float64, n), make([][]float64, n), make([][]float64, n)
 		for t := range xs {
 			xb := norm(xs[t], ly.AttnNorm)
@@ -186,6 +198,10 @@ func naiveLogits(m *model.Model, tokens []int) []float32 {
 				for u := range sc {
 					sc[u] = math.Exp(sc[u] - mx)
 					sum += sc[u]
+				}
+				attW[l][h][t] = make([]float64, t+1)
+				for u := range sc {
+					attW[l][h][t][u] = sc[u] / sum
 				}
 				for u := range sc {
 					for i := 0; i < c.HeadDim; i++ {
@@ -214,7 +230,7 @@ func naiveLogits(m *model.Model, tokens []int) []float32 {
 	for i, v := range out {
 		res[i] = float32(v)
 	}
-	return res
+	return res, attW
 }
 
 // maxAbsDiff returns max |a[i]-b[i]|.

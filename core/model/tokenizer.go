@@ -175,6 +175,15 @@ func parseBytePiece(p string) (byte, bool) {
 	return b, true
 }
 
+// Type returns the SentencePiece type of id (TokenNormal, TokenByte, …), or
+// 0 if id is out of range.
+func (t *Tokenizer) Type(id int) int32 {
+	if id < 0 || id >= len(t.types) {
+		return 0
+	}
+	return t.types[id]
+}
+
 // VocabSize returns the number of pieces.
 func (t *Tokenizer) VocabSize() int { return len(t.pieces) }
 

@@ -108,6 +108,11 @@ func TestTokenTypes(t *testing.T) {
 	if got := tok.Decode([]int{11, 12}); got != "ab" {
 		t.Errorf("unused token decoded: %q", got)
 	}
+	for id, want := range map[int]int32{-1: 0, 0: model.TokenUnknown, 1: model.TokenControl, 4: model.TokenByte, 11: model.TokenUnused, 12: model.TokenNormal, len(types): 0} {
+		if got := tok.Type(id); got != want {
+			t.Errorf("Type(%d) = %d, want %d", id, got, want)
+		}
+	}
 }
 
 func TestNewTokenizerErrors(t *testing.T) {

@@ -35,6 +35,8 @@ type Engine struct {
 
 	snap Snapshot
 
+	sinks *sinkAcc // the sink metric so far (Sinks); nil until asked
+
 	timing           bool
 	genTime, refTime time.Duration
 	timedSteps       int

@@ -48,6 +48,7 @@ func (e *Engine) Snapshot(layer int) *Snapshot {
 	s.EvictBytes = e.c.evictBytes()
 	s.Metrics = e.last
 	s.History = e.history
+	s.Sinks = e.Sinks()
 	s.Tokens = nil
 	return s
 }

@@ -133,6 +133,7 @@ type ModelRun struct {
 	kls               []float64
 	text              TextCompare
 	snap              Snapshot
+	sinks             *sinkAcc // the sink metric of the uncompressed cache on the compressed text
 	err               error
 }
 
@@ -171,6 +172,7 @@ func NewModelRun(m *model.Model, cfg Config, prompt string, maxTokens int, repos
 	r.pieces = make([]string, 0, maxTokens)
 	r.history = make([]Metrics, 0, maxTokens)
 	r.kls = make([]float64, 0, maxTokens)
+	r.sinks = newSinkAcc(mc.Layers, mc.Heads)
 	return r, nil
 }
 
@@ -225,6 +227,7 @@ func (r *ModelRun) Step() bool {
 		r.err = fmt.Errorf("sim: model run at position %d: %w", pos, err)
 		return false
 	}
+	r.addSinks()
 	r.last = r.cache.sum.scale(1 / float64(r.m.Config.Layers))
 	r.history = append(r.history, r.last)
 	r.refToks = append(r.refToks, refTok)
@@ -263,6 +266,7 @@ func (r *ModelRun) Snapshot(layer int) *Snapshot {
 	s.FullBytes = 2 * 2 * int64(r.cfg.Layers*r.cfg.KVHeads*r.cfg.HeadDim) * int64(pos)
 	s.EvictBytes = r.cache.c.evictBytes()
 	s.Metrics, s.History = r.last, r.history
+	s.Sinks = r.Sinks()
 	s.Tokens = r.pieces
 	t := &r.text
 	// The texts only grow: convert them again only when they did.
@@ -283,12 +287,34 @@ func (r *ModelRun) Snapshot(layer int) *Snapshot {
 	return s
 }
 
+// Tokens returns the token ids fed so far: the uncompressed run's
+// (prompt, BOS first, then its greedy continuation) and the compressed
+// run's. The slices are the run's own; they must not be modified and are
+// extended by later steps.
+func (r *ModelRun) Tokens() (full, compressed []int) { return r.refToks, r.testToks }
+
 // Perplexity returns the teacher-forced perplexity of text (BOS is
 // prepended) under an uncompressed cache and under cfg's compressed cache.
+// The text must encode to at most the model's context length, BOS
+// included. A text decoded from tokens may encode to more tokens than were
+// decoded (greedy decoding need not pick the tokenizer's merges): to score
+// what a run decoded, pass its tokens to PerplexityTokens instead.
 func Perplexity(m *model.Model, cfg Config, text string, reposition bool) (full, compressed float64, err error) {
 	toks := m.Tokenizer.Encode(text, true, false)
 	if len(toks) < 2 || len(toks) > m.Config.ContextLength {
 		return 0, 0, fmt.Errorf("sim: perplexity needs 1 to %d tokens of text, got %d", m.Config.ContextLength-1, len(toks)-1)
+	}
+	return PerplexityTokens(m, cfg, toks, reposition)
+}
+
+// PerplexityTokens returns the teacher-forced perplexity of toks[1:], each
+// predicted from the tokens before it, under an uncompressed cache and
+// under cfg's compressed cache. toks usually starts with BOS (as
+// ModelRun.Tokens does); it needs 2 to ContextLength tokens, so a run that
+// filled the model's context is scored whole.
+func PerplexityTokens(m *model.Model, cfg Config, toks []int, reposition bool) (full, compressed float64, err error) {
+	if len(toks) < 2 || len(toks) > m.Config.ContextLength {
+		return 0, 0, fmt.Errorf("sim: perplexity needs 2 to %d tokens, got %d", m.Config.ContextLength, len(toks))
 	}
 	fc, err := model.NewFullCache(m.Config, len(toks))
 	if err != nil {

@@ -174,3 +174,41 @@ func TestModelSnapshotTexts(t *testing.T) {
 		t.Fatalf("a repeated snapshot allocates %v times", a)
 	}
 }
+
+// A run that fills the model's whole context is scored whole: its
+// tokens, as decoded, are what PerplexityTokens takes (the decoded text
+// may re-encode to more tokens than the context holds).
+func TestModelPerplexityAtContextLength(t *testing.T) {
+	m := loadModel(t)
+	n := m.Config.ContextLength
+	cfg := DefaultConfig()
+	cfg.Policy, cfg.Sink, cfg.Recent, cfg.Heavy, cfg.Bits = "streaming", 4, 60, 0, 32
+	r := runModel(t, m, cfg, "Once upon a time", n, false)
+	full, comp := r.Tokens()
+	if len(full) != n || len(comp) != n || full[0] != m.Tokenizer.BOS {
+		t.Fatalf("run fed %d and %d tokens, want %d starting with BOS", len(full), len(comp), n)
+	}
+	text, _ := r.Texts()
+	t.Logf("the uncompressed text of %d tokens re-encodes to %d", n, len(m.Tokenizer.Encode(text, true, false)))
+	pFull, pComp, err := PerplexityTokens(m, cfg, full, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, err := model.NewFullCache(m.Config, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := m.Perplexity(fc, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("perplexity of %d decoded tokens: uncompressed %.4f, 4 sinks + 60 recent %.4f", n, pFull, pComp)
+	if pFull != direct || !(pFull >= 1) || !(pComp >= 1) {
+		t.Fatalf("perplexities %v (direct %v) and %v", pFull, direct, pComp)
+	}
+	for _, bad := range [][]int{full[:1], append(append([]int(nil), full...), 1)} {
+		if _, _, err := PerplexityTokens(m, cfg, bad, false); err == nil {
+			t.Errorf("%d tokens accepted for a %d-token context", len(bad), n)
+		}
+	}
+}

@@ -117,6 +117,7 @@ type Snapshot struct {
 
 	Metrics Metrics   // this step
 	History []Metrics // one per reference step so far (sparklines)
+	Sinks   *Sinks    // the sink metric (Gu et al.) over the steps so far; nil without a reference
 
 	Tokens []string     // real-model mode: the text of each position; nil for synthetic streams
 	Text   *TextCompare // real-model mode: the two continuations; nil for synthetic streams

@@ -44,6 +44,7 @@ type options struct {
 	json   bool
 	every  int
 	layer  int
+	task   taskOptions
 }
 
 // flags binds every setting to a FlagSet.
@@ -62,6 +63,7 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "print one JSON line per step instead of the summary table")
 	fs.IntVar(&o.every, "every", 1, "with -json, print every `n`th step (and the last)")
 	fs.IntVar(&o.layer, "layer", 0, "with -json, the layer whose kept positions and roles are printed")
+	taskFlags(fs, &o.task)
 
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "stream seed: same seed and settings give the same run")
 	fs.IntVar(&c.Layers, "layers", c.Layers, "layers simulated")
@@ -126,6 +128,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.every < 1 {
 		return fmt.Errorf("-every must be at least 1, got %d", o.every)
+	}
+	if o.task.kind != "" {
+		w := bufio.NewWriter(stdout)
+		defer w.Flush()
+		return runTask(w, cfg, o)
 	}
 	if o.model != "" {
 		w := bufio.NewWriter(stdout)
@@ -247,6 +254,7 @@ func summary(w io.Writer, e *sim.Engine) {
 	c := e.Costs()
 	fmt.Fprintf(w, "Time per token: generate %v, store %v, attention %v, eviction %v, reference %v; storing and evicting add %.0f%% to attention\n",
 		c.Generate, c.Store, c.Attend, c.Evict, c.Reference, 100*c.Overhead())
+	printSinks(w, e.Sinks(), "synthetic stream over the run")
 	_, hist := e.Metrics()
 	if len(hist) == 0 {
 		fmt.Fprintln(w, "Fidelity: reference off (-ref 0)")
@@ -263,7 +271,8 @@ func summary(w io.Writer, e *sim.Engine) {
 
 // runModel decodes o.prompt with the model in o.model twice, uncompressed
 // and through cfg's compressed cache, and prints both texts, how far they
-// agree, the memory, and the perplexity of the uncompressed text under both.
+// agree, the memory, and the perplexity of the uncompressed text (its
+// tokens as decoded, not re-encoded) under both.
 func runModel(w io.Writer, cfg sim.Config, o options) error {
 	b, err := os.ReadFile(o.model)
 	if err != nil {
@@ -295,10 +304,11 @@ func runModel(w io.Writer, cfg sim.Config, o options) error {
 	}
 	fmt.Fprintf(w, "Next-token KL(full ‖ compressed): mean %.4f nats; top-1 agreement %.1f%%\n", t.MeanKL, 100*t.Agreement)
 	fmt.Fprintf(w, "Memory: %d bytes stored of %d FP16 (%.1fx)\n", s.Mem.Total(), s.FullBytes, float64(s.FullBytes)/float64(max(1, s.Mem.Total())))
-	full, comp, err := sim.Perplexity(m, cfg, t.Full, o.repos)
+	fullToks, _ := r.Tokens()
+	full, comp, err := sim.PerplexityTokens(m, cfg, fullToks, o.repos)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "Perplexity of the uncompressed text: %.3f uncompressed, %.3f compressed\n", full, comp)
-	return nil
+	return printModelSinks(w, m, r)
 }

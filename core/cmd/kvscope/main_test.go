@@ -119,3 +119,23 @@ func TestModelMode(t *testing.T) {
 		t.Error("a missing model file was accepted")
 	}
 }
+
+// A run over the model's whole context (512 tokens for stories260K)
+// finishes and reports its perplexity: the decoded text is scored by its
+// tokens, not re-encoded (which can give one token more than fits).
+func TestModelModeFullContext(t *testing.T) {
+	testmodel.Bytes(t)
+	path, err := testmodel.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prompt := range []string{"Once upon a time", "Lily and Tom", "The dog"} {
+		var out bytes.Buffer
+		if err := run([]string{"-model", path, "-tokens", "512", "-text", prompt}, &out, &out); err != nil {
+			t.Fatalf("%q: %v\n%s", prompt, err, out.String())
+		}
+		if !strings.Contains(out.String(), "model 5 layers × 4 kv heads × 8 dims, 512 tokens") || !strings.Contains(out.String(), "Perplexity of the uncompressed text: ") {
+			t.Errorf("%q: output:\n%s", prompt, out.String())
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/sim"
+)
+
+// taskOptions are the settings of -task mode.
+type taskOptions struct {
+	kind     string
+	length   int
+	span     int
+	seeds    int
+	depths   string
+	budgets  string
+	policies string
+}
+
+// taskFlags binds -task mode's flags to fs.
+func taskFlags(fs *flag.FlagSet, o *taskOptions) {
+	fs.StringVar(&o.kind, "task", "", "with -model, score a recall task instead of decoding: "+strings.Join(sim.TaskKinds, ", ")+"; prints CSV task,policy,budget,bits,depth,score,full_score (score: mean log-probability of the answer's tokens, nats)")
+	fs.IntVar(&o.length, "task-length", 256, "with -task, tokens per task instance (at most the model's context)")
+	fs.IntVar(&o.span, "span", sim.DefaultSpan, "with -task copy, random tokens per copy")
+	fs.IntVar(&o.seeds, "task-seeds", 1, "with -task, instances averaged per cell (seeds -seed, -seed+1, …)")
+	fs.StringVar(&o.depths, "depths", "0,0.25,0.5,0.75,1", "with -task, comma-separated needle depths (0 first, 1 last)")
+	fs.StringVar(&o.budgets, "budgets", "8,16,32,64", "with -task, comma-separated cache budgets (tokens per head)")
+	fs.StringVar(&o.policies, "policies", "window,streaming,h2o,tova,knorm,snapkv", "with -task, comma-separated policies (with -sink, -recent, -heavy as proportions and the storage flags)")
+}
+
+// runTask scores o.task.kind with the model in o.model for every policy
+// × depth × budget, averaging o.task.seeds instances per cell, and writes
+// one CSV row per cell with the full cache's score of the same instances.
+func runTask(w io.Writer, cfg sim.Config, o options) error {
+	t := o.task
+	if o.model == "" {
+		return fmt.Errorf("-task needs -model")
+	}
+	if t.seeds < 1 {
+		return fmt.Errorf("-task-seeds must be at least 1, got %d", t.seeds)
+	}
+	depths, err := parseList(t.depths, "-depths", func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
+	if err != nil {
+		return err
+	}
+	budgets, err := parseList(t.budgets, "-budgets", strconv.Atoi)
+	if err != nil {
+		return err
+	}
+	policies, err := parseList(t.policies, "-policies", func(s string) (string, error) { return s, nil })
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(o.model)
+	if err != nil {
+		return err
+	}
+	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return err
+	}
+	out := csv.NewWriter(w)
+	if err := out.Write([]string{"task", "policy", "budget", "bits", "depth", "score", "full_score"}); err != nil {
+		return err
+	}
+	for _, p := range policies {
+		c := cfg
+		c.Policy = p
+		var sum []sim.TaskCell
+		for i := range t.seeds {
+			spec := sim.TaskSpec{Kind: t.kind, Seed: cfg.Seed + uint64(i), Length: t.length, Span: t.span}
+			s, err := sim.NewTaskHeatmap(m, c, spec, depths, budgets, o.repos)
+			if err != nil {
+				return err
+			}
+			for s.Next() {
+			}
+			if s.Err() != nil {
+				return s.Err()
+			}
+			if sum == nil {
+				sum = append([]sim.TaskCell(nil), s.Cells()...)
+				continue
+			}
+			for j, cell := range s.Cells() {
+				sum[j].Score.LogProb += cell.Score.LogProb
+				sum[j].Full.LogProb += cell.Full.LogProb
+			}
+		}
+		n := float64(t.seeds)
+		for _, cell := range sum {
+			if err := out.Write([]string{cell.Task, cell.Policy, strconv.Itoa(cell.Budget), strconv.Itoa(cell.Bits),
+				strconv.FormatFloat(cell.Depth, 'g', -1, 64),
+				strconv.FormatFloat(cell.Score.LogProb/n, 'f', 6, 64), strconv.FormatFloat(cell.Full.LogProb/n, 'f', 6, 64)}); err != nil {
+				return err
+			}
+		}
+	}
+	out.Flush()
+	return out.Error()
+}
+
+// parseList parses a comma-separated list of at least one element.
+func parseList[T any](s, flag string, parse func(string) (T, error)) ([]T, error) {
+	var xs []T
+	for _, f := range strings.Split(s, ",") {
+		x, err := parse(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q: %v", flag, f, err)
+		}
+		xs = append(xs, x)
+	}
+	return xs, nil
+}
