@@ -246,7 +246,12 @@ func TestSweepRefusesBadGrids(t *testing.T) {
 		{"index out of range", func() error {
 			return SweepPoints(context.Background(), []Point{{base, 8}}, []int{1}, nil, func(Row) error { return nil })
 		}},
-		{"no reference", func() error { b := base; b.RefStride = 0; _, err := RunRow(context.Background(), 0, Point{b, 8}, nil); return err }},
+		{"no reference", func() error {
+			b := base
+			b.RefStride = 0
+			_, err := RunRow(context.Background(), 0, Point{b, 8}, nil)
+			return err
+		}},
 	} {
 		if err := tc.err(); err == nil {
 			t.Errorf("%s: no error", tc.name)
