@@ -5,6 +5,7 @@
 //	kvscope -preset seed000 -heads 32 -kv-heads 32 -head-dim 128 -tokens 1000 -ref 0
 //	kvscope -policy h2o -sink 4 -recent 32 -heavy 28 -bits 4 -json -every 50
 //	kvscope -trace llama.npz -policy streaming -bits 32
+//	kvscope -sweep -sweep-bits 16,8,4,2 > sweep.csv
 //
 // Run kvscope -help for every flag.
 package main
@@ -44,6 +45,7 @@ type options struct {
 	json   bool
 	every  int
 	layer  int
+	sweep  sweepOptions
 }
 
 // flags binds every setting to a FlagSet.
@@ -62,6 +64,7 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "print one JSON line per step instead of the summary table")
 	fs.IntVar(&o.every, "every", 1, "with -json, print every `n`th step (and the last)")
 	fs.IntVar(&o.layer, "layer", 0, "with -json, the layer whose kept positions and roles are printed")
+	sweepFlags(fs, &o.sweep)
 
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "stream seed: same seed and settings give the same run")
 	fs.IntVar(&c.Layers, "layers", c.Layers, "layers simulated")
@@ -126,6 +129,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.every < 1 {
 		return fmt.Errorf("-every must be at least 1, got %d", o.every)
+	}
+	if o.sweep.on {
+		return runSweep(stdout, cfg, o)
 	}
 	if o.model != "" {
 		w := bufio.NewWriter(stdout)
