@@ -5,6 +5,7 @@
 //	kvscope -preset seed000 -heads 32 -kv-heads 32 -head-dim 128 -tokens 1000 -ref 0
 //	kvscope -policy h2o -sink 4 -recent 32 -heavy 28 -bits 4 -json -every 50
 //	kvscope -trace llama.npz -policy streaming -bits 32
+//	kvscope -sweep -sweep-bits 16,8,4,2 > sweep.csv
 //
 // Run kvscope -help for every flag.
 package main
@@ -45,6 +46,7 @@ type options struct {
 	every  int
 	layer  int
 	task   taskOptions
+	sweep  sweepOptions
 }
 
 // flags binds every setting to a FlagSet.
@@ -64,6 +66,7 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.every, "every", 1, "with -json, print every `n`th step (and the last)")
 	fs.IntVar(&o.layer, "layer", 0, "with -json, the layer whose kept positions and roles are printed")
 	taskFlags(fs, &o.task)
+	sweepFlags(fs, &o.sweep)
 
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "stream seed: same seed and settings give the same run")
 	fs.IntVar(&c.Layers, "layers", c.Layers, "layers simulated")
@@ -129,10 +132,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.every < 1 {
 		return fmt.Errorf("-every must be at least 1, got %d", o.every)
 	}
+	if o.task.kind != "" && o.sweep.on {
+		return fmt.Errorf("-task and -sweep are separate runs: give one")
+	}
 	if o.task.kind != "" {
 		w := bufio.NewWriter(stdout)
 		defer w.Flush()
 		return runTask(w, cfg, o)
+	}
+	if o.sweep.on {
+		return runSweep(stdout, cfg, o)
 	}
 	if o.model != "" {
 		w := bufio.NewWriter(stdout)

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/sim"
+)
+
+// sweepOptions are the flags of kvscope -sweep: the memory-versus-fidelity
+// sweep, printed as CSV.
+type sweepOptions struct {
+	on       bool
+	policies string // comma-separated policy names; "" = every policy
+	budgets  string // comma-separated token budgets; "" = sim.DefaultBudgets
+	bits     string // comma-separated bit widths; "" = -bits
+	gran     string // comma-separated granularities; "" = -granularity
+	sink     int
+}
+
+// sweepFlags binds the sweep's flags to fs.
+func sweepFlags(fs *flag.FlagSet, o *sweepOptions) {
+	fs.BoolVar(&o.on, "sweep", false, "print the memory-versus-fidelity sweep as CSV: one row per policy × budget × storage over the stream (or -model), with stored bytes, ratio and fidelity")
+	fs.StringVar(&o.policies, "sweep-policies", "", "with -sweep, comma-separated `policies` (default every policy)")
+	fs.StringVar(&o.budgets, "sweep-budgets", "", "with -sweep, comma-separated token `budgets` per head (default 8 from 2% of -tokens to all of them)")
+	fs.StringVar(&o.bits, "sweep-bits", "", "with -sweep, comma-separated bit `widths` to store with (default -bits), e.g. 16,8,4,2")
+	fs.StringVar(&o.gran, "sweep-gran", "", "with -sweep, comma-separated `granularities` (default -granularity), e.g. token,kivi")
+	fs.IntVar(&o.sink, "sweep-sink", sim.DefaultSweepSink, "with -sweep, sink tokens of the policies that keep sinks (streaming gets the rest as its window; h2o-like policies split the rest between recent and heavy)")
+}
+
+// grid reads the sweep's flags; bits and granularity default to cfg's.
+func (o sweepOptions) grid(cfg sim.Config) (sim.Grid, error) {
+	g := sim.Grid{Sink: o.sink}
+	if o.sink < 0 {
+		return g, fmt.Errorf("-sweep-sink must not be negative, got %d", o.sink)
+	}
+	if o.policies != "" {
+		g.Policies = split(o.policies)
+	}
+	if o.budgets != "" {
+		for _, s := range split(o.budgets) {
+			b, err := strconv.Atoi(s)
+			if err != nil || b < 1 {
+				return g, fmt.Errorf("-sweep-budgets: %q is not a budget of at least 1 token", s)
+			}
+			g.Budgets = append(g.Budgets, b)
+		}
+	}
+	bits := []int{cfg.Bits}
+	if o.bits != "" {
+		bits = nil
+		for _, s := range split(o.bits) {
+			b, err := strconv.Atoi(s)
+			if err != nil {
+				return g, fmt.Errorf("-sweep-bits: %q is not a bit width", s)
+			}
+			bits = append(bits, b)
+		}
+	}
+	grans := []string{cfg.Granularity}
+	if o.gran != "" {
+		grans = split(o.gran)
+	}
+	for _, gr := range grans {
+		for _, b := range bits {
+			g.Storage = append(g.Storage, sim.StorageVariant{Bits: b, Granularity: gr})
+		}
+	}
+	return g, nil
+}
+
+func split(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// sweepHeader is the CSV header of a sweep; modelHeader is added with -model.
+var (
+	sweepHeader = []string{"policy", "budget", "sink", "recent", "heavy", "drop", "bits", "granularity",
+		"bytes", "full_bytes", "ratio", "mass", "output_error", "kl", "key_error", "value_error"}
+	modelHeader = []string{"top1", "next_kl", "ppl", "ppl_full"}
+)
+
+// csvRecord writes r as the header's columns; numbers in Go's shortest
+// exact form, so a notebook reads back the very values.
+func csvRecord(r sim.Row, withModel bool) []string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	rec := []string{r.Policy, strconv.Itoa(r.Budget), strconv.Itoa(r.Sink), strconv.Itoa(r.Recent), strconv.Itoa(r.Heavy),
+		f(r.DropShare), strconv.Itoa(r.Bits), r.Granularity,
+		strconv.FormatInt(r.Bytes, 10), strconv.FormatInt(r.FullBytes, 10), f(r.Ratio),
+		f(r.Mass), f(r.OutErr), f(r.KL), f(r.KErr), f(r.VErr)}
+	if withModel {
+		rec = append(rec, f(r.Top1), f(r.NextKL), f(r.PPL), f(r.PPLFull))
+	}
+	return rec
+}
+
+// runSweep prints the sweep of cfg's stream (or, with -model, of the
+// model's run) as CSV, one row as each configuration completes.
+func runSweep(stdout io.Writer, cfg sim.Config, o options) error {
+	if o.trace != "" {
+		return fmt.Errorf("-sweep runs the synthetic stream or -model, not -trace")
+	}
+	g, err := o.sweep.grid(cfg)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(stdout)
+	w := csv.NewWriter(bw)
+	withModel := o.model != ""
+	header := sweepHeader
+	if withModel {
+		header = append(append([]string(nil), sweepHeader...), modelHeader...)
+	}
+	if err := w.Write(header); err != nil {
+		return err
+	}
+	emit := func(r sim.Row) error {
+		if err := w.Write(csvRecord(r, withModel)); err != nil {
+			return err
+		}
+		w.Flush()
+		if err := w.Error(); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	ctx := context.Background()
+	if withModel {
+		b, err := os.ReadFile(o.model)
+		if err != nil {
+			return err
+		}
+		m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return err
+		}
+		err = sim.ModelSweep(ctx, m, cfg, o.prompt, min(cfg.Tokens, m.Config.ContextLength), o.repos, g, emit)
+		if err != nil {
+			return err
+		}
+	} else if err := sim.Sweep(ctx, cfg, g, nil, emit); err != nil {
+		return err
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
