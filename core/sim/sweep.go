@@ -110,7 +110,9 @@ func (g Grid) Config(base Config, policy string, budget int) (Config, bool) {
 	case "window":
 		c.Recent = budget
 		return c, true
-	case "streaming":
+	case "streaming", "duo":
+		// DuoAttention's streaming heads keep sinks + window; its retrieval
+		// heads keep everything, so its memory lies above the budget.
 		c.Sink, c.Recent = sink, budget-sink
 		return c, true
 	case "chunk":
