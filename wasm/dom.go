@@ -537,11 +537,11 @@ func (a *app) reflect() {
 func relevant(policy string, c *sim.Config, key string) bool {
 	switch key {
 	case "sink":
-		return policy != "full" && policy != "window" && policy != "chunk"
+		return policy != "full" && policy != "window" && policy != "chunk" && policy != "quest"
 	case "heavy":
-		return policy != "full" && policy != "window" && policy != "streaming" && policy != "chunk"
+		return policy != "full" && policy != "window" && policy != "streaming" && policy != "chunk" && policy != "quest"
 	case "recent":
-		return policy != "full"
+		return policy != "full" && policy != "quest"
 	case "chunk", "drop":
 		return policy == "chunk"
 	case "shared":

@@ -17,7 +17,8 @@ import (
 
 // policyNames are the page's names of the eviction policies.
 var policyNames = map[string]string{"full": "full cache", "window": "window only", "streaming": "StreamingLLM", "h2o": "H2O",
-	"tova": "TOVA", "knorm": "key norm", "chunk": "chunks", "random": "random", "snapkv": "SnapKV", "seed000": "sinks + H2O + recent"}
+	"tova": "TOVA", "knorm": "key norm", "chunk": "chunks", "random": "random", "snapkv": "SnapKV", "seed000": "sinks + H2O + recent",
+	"expected": "ExpectedAttention", "keydiff": "KeyDiff", "duo": "DuoAttention", "quest": "Quest"}
 
 // configName is a one-line description of a configuration's eviction and
 // storage that says what each head really keeps.
@@ -265,7 +266,7 @@ func (a *app) publish() {
 			continue
 		}
 		sn := sd.snap
-		p := view.PageSide{Config: *a.engConfig(i), Kept: view.KeptPerHead(sn), Full: sn.FullBytes, Evict: sn.EvictBytes,
+		p := view.PageSide{Config: *a.engConfig(i), Step: sn.Step, Name: a.pg.names[i].last, Kept: view.KeptPerHead(sn), Full: sn.FullBytes, Evict: sn.EvictBytes,
 			Stored: sn.Mem.Total(), Metrics: sn.Metrics, Probes: map[string]view.Probe{}, Roles: map[string]int{}, Storages: map[string]int{}}
 		if a.scale > 0 {
 			p.CellCSS = sd.grid.CellW / a.scale

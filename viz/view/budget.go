@@ -11,7 +11,7 @@ import (
 // a prompt selection (snapkv).
 func budgeted(policy string) bool {
 	switch policy {
-	case "full", "chunk", "snapkv":
+	case "full", "chunk", "snapkv", "quest":
 		return false
 	}
 	return true
@@ -25,7 +25,7 @@ func TokenBudget(c *sim.Config) int {
 	switch c.Policy {
 	case "window":
 		return c.Recent
-	case "streaming":
+	case "streaming", "duo":
 		return c.Sink + c.Recent
 	}
 	if !budgeted(c.Policy) {
@@ -48,6 +48,10 @@ func BudgetText(c *sim.Config) string {
 		return fmt.Sprintf("each head keeps %d tokens: the newest %d", c.Recent, c.Recent)
 	case "streaming":
 		return fmt.Sprintf("each head keeps %d tokens: %d sinks + %d recent", c.Sink+c.Recent, c.Sink, c.Recent)
+	case "duo":
+		return fmt.Sprintf("streaming heads keep %d sinks + %d recent, retrieval heads every token (told apart after %d tokens)", c.Sink, c.Recent, c.Sink+c.Recent+c.Heavy)
+	case "quest":
+		return "nothing is evicted; each query reads only its 4 best pages of 16 tokens and the newest"
 	}
 	return fmt.Sprintf("each head keeps %d tokens: %d sinks + %d heavy hitters + %d recent", TokenBudget(c), c.Sink, c.Heavy, c.Recent)
 }
@@ -75,7 +79,7 @@ func KeepBudget(c *sim.Config, from string) {
 	switch to {
 	case "window":
 		c.Recent = total
-	case "streaming":
+	case "streaming", "duo":
 		if c.Sink == 0 {
 			c.Sink = min(4, total-1)
 		}

@@ -46,7 +46,7 @@ type Field struct {
 // Policies, Granularities and BitWidths are the accepted values of the
 // policy, gran and bits fields.
 var (
-	Policies      = []string{"full", "window", "streaming", "h2o", "tova", "knorm", "chunk", "random", "snapkv", "seed000"}
+	Policies      = []string{"full", "window", "streaming", "h2o", "tova", "knorm", "chunk", "random", "snapkv", "seed000", "expected", "keydiff", "duo", "quest"}
 	Granularities = []string{"tensor", "channel", "token", "group", "kivi"}
 	BitWidths     = []int{32, 16, 8, 4, 3, 2}
 )

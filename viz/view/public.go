@@ -36,6 +36,8 @@ type PageState struct {
 // PageSide is one configuration shown.
 type PageSide struct {
 	Config   sim.Config       `json:"config"`      // what the engine runs
+	Step     int              `json:"step"`        // the step this side shows (its snapshot's history length)
+	Name     string           `json:"name"`        // the title above its map
 	Kept     float64          `json:"kept"`        // tokens kept per head (KeptPerHead)
 	Full     int64            `json:"fullBytes"`   // FP16 bytes of the history
 	Evict    int64            `json:"evictBytes"`  // FP16 bytes of what eviction keeps
