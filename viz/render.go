@@ -234,7 +234,8 @@ func (r *Renderer) columns(g *view.Grid, by, t0, tr int, y, h float64, gap view.
 
 // DrawMap queues the token map of s in grid g: one texel per visible
 // (head, column), coloured by view.CellColor (columns that stand for
-// several tokens take the dominant cell, view.Dominates), a marker on the
+// several tokens take the dominant cell, view.Dominates), with a strip at
+// the bottom of each row coloured by view.StripColor, a marker on the
 // prompt's end and on the newest token, and an outline on the hovered cell.
 //
 // Every device pixel of the map is drawn once (software rendering pays
@@ -251,12 +252,14 @@ func (r *Renderer) DrawMap(g *view.Grid, s *sim.Snapshot, hover Hover) {
 		r.Rect(g.Area.X, g.RowY(h)+rowH, g.Area.W, g.GapY, view.FutureCell)
 	}
 	if n > 0 && heads > 0 {
-		by, pix := r.block(n, heads)
+		// Two texel rows per head: the role colour, and the storage strip
+		// under it (the role colour dimmed by the key's error).
+		by, pix := r.block(n, 2*heads)
 		for j := 0; j < n; j++ {
 			p0 := first + j*bin
 			p1 := min(p0+bin, s.Step)
 			for h := 0; h < heads; h++ {
-				c := view.FutureCell
+				c, strip := view.FutureCell, view.FutureCell
 				if p0 < s.Step {
 					best := s.Cell(h, p0)
 					for p := p0 + 1; p < p1; p++ {
@@ -264,15 +267,24 @@ func (r *Renderer) DrawMap(g *view.Grid, s *sim.Snapshot, hover Hover) {
 							best = c
 						}
 					}
-					c = view.CellColor(best, s.Step)
+					c, strip = view.CellColor(best, s.Step), view.StripColor(best, s.Step)
 				}
-				o := 4 * (h*n + j)
+				o := 4 * (2*h*n + j)
 				pix[o], pix[o+1], pix[o+2] = c.RGB8()
+				pix[o+3] = 255
+				o += 4 * n
+				pix[o], pix[o+1], pix[o+2] = strip.RGB8()
 				pix[o+3] = 255
 			}
 		}
+		// Rows too short for a readable strip show the role colour alone.
+		stripH := 0.0
+		if rowH >= 7 {
+			stripH = math.Round(rowH * view.StripShare)
+		}
 		for h := 0; h < heads; h++ {
-			r.columns(g, by, h, 1, g.RowY(h), rowH, view.FutureCell)
+			r.columns(g, by, 2*h, 1, g.RowY(h), rowH-stripH, view.FutureCell)
+			r.columns(g, by, 2*h+1, 1, g.RowY(h)+rowH-stripH, stripH, view.FutureCell)
 		}
 	}
 	line := math.Max(1, math.Floor(g.CellW/4))
@@ -354,4 +366,39 @@ func (r *Renderer) DrawAttention(area view.Rect, g *view.Grid, s *sim.Snapshot, 
 	}
 	r.columns(g, by, 0, rows, area.Y, rowH, view.Panel)
 	r.columns(g, by, rows, rows, area.Y+rowH+gap, rowH, view.Panel)
+}
+
+// DrawOverview queues the overview strip of s in grid ov (one row, every
+// position of the run): per column the dominant cell over all heads, so
+// sinks, heavy hitters and the evicted stretch of the whole run show at
+// once, and a frame around the span [lensX0, lensX1) the map shows.
+func (r *Renderer) DrawOverview(ov *view.Grid, s *sim.Snapshot, lensX0, lensX1 float64) {
+	first, n, bin := ov.Columns()
+	if n > 0 && s.Heads > 0 {
+		by, pix := r.block(n, 1)
+		for j := 0; j < n; j++ {
+			p0 := first + j*bin
+			c := view.FutureCell
+			if p0 < s.Step {
+				best := s.Cell(0, p0)
+				for p := p0; p < min(p0+bin, s.Step); p++ {
+					for h := 0; h < s.Heads; h++ {
+						if c := s.Cell(h, p); view.Dominates(c, best) {
+							best = c
+						}
+					}
+				}
+				c = view.CellColor(best, s.Step)
+			}
+			o := 4 * j
+			pix[o], pix[o+1], pix[o+2] = c.RGB8()
+			pix[o+3] = 255
+		}
+		r.columns(ov, by, 0, 1, ov.Area.Y, ov.Area.H, view.FutureCell)
+	} else {
+		r.Rect(ov.Area.X, ov.Area.Y, ov.Area.W, ov.Area.H, view.FutureCell)
+	}
+	if lensX1 > lensX0 {
+		r.Frame(lensX0, ov.Area.Y, lensX1-lensX0, ov.Area.H, math.Max(1, math.Floor(ov.Area.H/8)), view.RGBA{R: 1, G: 1, B: 1, A: 0.9})
+	}
 }

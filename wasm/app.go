@@ -20,7 +20,8 @@ type side struct {
 	vp   view.Viewport
 	grid view.Grid
 
-	mapR, attnR view.Rect // on the canvas, device px
+	mapR, attnR, ovR view.Rect // on the canvas, device px
+	ov               view.Grid // the overview strip's grid
 
 	mkey modelKey // what a real-model engine was built from (zero for the synthetic stream)
 }
@@ -78,6 +79,8 @@ type hoverState struct {
 	pendingZ   float64 // wheel zoom factor to apply (1 = none)
 	pendingDX  float64 // drag scroll, CSS px
 	anchorSide int
+	ovPending  bool    // the overview was clicked or dragged at ovX (CSS px, viewport)
+	ovX        float64 //
 }
 
 // post queues f to run in the game loop. It never blocks for long and is

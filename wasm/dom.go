@@ -232,6 +232,7 @@ func (a *app) initDOM() {
 	a.on(byID("learn"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
 	for i := 0; i < 2; i++ {
 		a.bindMap(i)
+		a.bindOverview(i)
 	}
 	a.bindModelInputs()
 	a.installTestAPI()
@@ -328,13 +329,13 @@ func (a *app) fillLegend() {
 		r := roles[el.Get("dataset").Get("role").String()]
 		el.Get("style").Set("background", view.RoleColor(r).Hex())
 	}
-	storages := map[string]sim.Storage{"full": sim.Full, "quantized": sim.Quantized, "lowrank": sim.LowRank}
-	sw = document.Call("querySelectorAll", "[data-storage]")
+	// The strip swatches: a recent token's cell with its key error.
+	sw = document.Call("querySelectorAll", "[data-kerr]")
 	for i := 0; i < sw.Length(); i++ {
 		el := sw.Index(i)
-		st := storages[el.Get("dataset").Get("storage").String()]
-		c := view.CellColor(&sim.Cell{Role: sim.Recent, Storage: st}, 0)
-		el.Get("style").Set("background", c.Hex())
+		kerr, _ := strconv.ParseFloat(el.Get("dataset").Get("kerr").String(), 32)
+		cell := &sim.Cell{Role: sim.Recent, Storage: sim.Quantized, KErr: float32(kerr)}
+		el.Get("style").Set("background", fmt.Sprintf("linear-gradient(%s 0 60%%, %s 60%% 100%%)", view.CellColor(cell, 0).Hex(), view.StripColor(cell, 0).Hex()))
 	}
 	var b strings.Builder
 	for k := view.SegPayload; k < view.NumSegs; k++ {
@@ -432,6 +433,25 @@ func (a *app) bindMap(i int) {
 			h.pendingZ *= expNeg(dy * 0.002)
 		})
 	})
+}
+
+// bindOverview routes clicks and drags on side i's overview strip: the
+// map moves to show the place under the pointer.
+func (a *app) bindOverview(i int) {
+	el := byID("ov-" + strconv.Itoa(i))
+	move := func(_ js.Value, args []js.Value) {
+		ev := args[0]
+		if ev.Get("type").String() == "pointermove" && ev.Get("buttons").Int()&1 == 0 {
+			return
+		}
+		x := ev.Get("clientX").Float()
+		a.post(func() { a.hover.side, a.hover.ovPending, a.hover.ovX = i, true, x })
+	}
+	a.on(el, "pointerdown", func(this js.Value, args []js.Value) {
+		el.Call("setPointerCapture", args[0].Get("pointerId"))
+		move(this, args)
+	})
+	a.on(el, "pointermove", move)
 }
 
 func abs(v float64) float64 {

@@ -127,6 +127,9 @@ func (g *game) Draw(offscreen *ebiten.Image) {
 				hov = viz.Hover{Head: a.hover.head, Pos: a.hover.pos}
 			}
 			g.r.DrawMap(&s.grid, s.snap, hov)
+			s.ov = view.Overview(s.ovR, s.snap.Step, a.runTotal, a.scale)
+			lx0, lx1 := s.grid.Lens(&s.ov)
+			g.r.DrawOverview(&s.ov, s.snap, lx0, lx1)
 			g.r.DrawAttention(s.attnR, &s.grid, s.snap, hov.Head)
 		}
 	}
@@ -192,13 +195,13 @@ func (g *game) recoverPanic(where string) {
 // readRects re-reads where the pictures go, moves the canvas over them
 // (see canvas.go) and bumps rectV when anything moved.
 func (a *app) readRects() {
-	var maps, attns [2]view.Rect
+	var maps, attns, ovs [2]view.Rect
 	var rs []view.Rect
 	for i := 0; i < 2; i++ {
 		si := strconv.Itoa(i)
-		maps[i], attns[i] = readRect("map-"+si), readRect("attn-"+si)
+		maps[i], attns[i], ovs[i] = readRect("map-"+si), readRect("attn-"+si), readRect("ov-"+si)
 		if i < max(a.active(), 1) {
-			rs = append(rs, maps[i], attns[i])
+			rs = append(rs, maps[i], attns[i], ovs[i])
 		}
 	}
 	box := view.Cover(window.Get("innerWidth").Float(), window.Get("innerHeight").Float(), canvasMargin, rs...)
@@ -206,9 +209,9 @@ func (a *app) readRects() {
 	a.placeCanvas(box)
 	for i := 0; i < 2; i++ {
 		sd := &a.sides[i]
-		m, at := a.onCanvas(maps[i]), a.onCanvas(attns[i])
-		moved = moved || m != sd.mapR || at != sd.attnR
-		sd.mapR, sd.attnR = m, at
+		m, at, ov := a.onCanvas(maps[i]), a.onCanvas(attns[i]), a.onCanvas(ovs[i])
+		moved = moved || m != sd.mapR || at != sd.attnR || ov != sd.ovR
+		sd.mapR, sd.attnR, sd.ovR = m, at, ov
 	}
 	a.layoutDirty = false
 	if moved {
@@ -232,6 +235,13 @@ func (a *app) pointer() {
 	if h.pendingDX != 0 {
 		sd.vp.Scroll(&sd.grid, h.pendingDX, a.scale)
 		h.pendingDX = 0
+	}
+	if h.ovPending {
+		// A click or drag on the overview: centre the map there.
+		h.ovPending = false
+		if x, _ := a.dev(h.ovX, 0); sd.ov.CellW > 0 {
+			sd.vp.Center(&sd.grid, sd.ov.Left+(x-sd.ov.Area.X)/sd.ov.CellW)
+		}
 	}
 	h.valid = false
 	if h.on && sd.snap != nil {

@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kvscope/kvscope/core/sim"
 )
@@ -26,8 +27,13 @@ func hex(v uint32) RGBA {
 	return RGBA{float32(v>>16&0xff) / 255, float32(v>>8&0xff) / 255, float32(v&0xff) / 255, 1}
 }
 
-// The page's palette (Okabe–Ito hues, distinguishable with the common
-// colour-vision deficiencies) on a dark background.
+// The page's palette on a dark background, from the Okabe–Ito hues,
+// chosen so that every pair of roles stays apart for viewers with the
+// common red–green deficiencies as well (TestRoleColoursStayApart: CIEDE2000
+// ≥ 20 under simulated deuteranopia and protanopia). Those viewers see
+// roughly a blue–yellow axis and lightness, so the roles spread along
+// both: near-white sinks, yellow heavy hitters, sky-blue recent tokens,
+// dark-blue kept tokens and vermillion evictions.
 var (
 	Background = hex(0x0f1115)
 	Panel      = hex(0x171a21)
@@ -37,10 +43,10 @@ var (
 	roleColor = [...]RGBA{
 		sim.Future:  FutureCell,
 		sim.Evicted: hex(0xd55e00), // vermillion, at the step of eviction
-		sim.Sink:    hex(0xcc79a7), // reddish purple
-		sim.Heavy:   hex(0xe69f00), // orange
+		sim.Sink:    hex(0xe8e8e8), // near white: the anchor
+		sim.Heavy:   hex(0xf0e442), // yellow
 		sim.Recent:  hex(0x56b4e9), // sky blue
-		sim.Kept:    hex(0x009e73), // bluish green
+		sim.Kept:    hex(0x0072b2), // blue
 	}
 
 	// Attention bars: full (uncompressed) attention outlined behind the
@@ -57,13 +63,9 @@ var (
 // eviction colour to GoneCell.
 const FadeSteps = 48
 
-// Storage shading: a cached cell's role colour is scaled by this factor.
-var storageShade = [...]float32{
-	sim.NotStored: 1,
-	sim.Full:      1,    // FP16 / float32: full brightness
-	sim.Quantized: 0.62, // integer codes
-	sim.LowRank:   0.42, // rank-r coefficients
-}
+// StripShare is the share of a map row's height given to the storage
+// strip at the bottom of each cell (see StripColor).
+const StripShare = 0.4
 
 // RoleColor returns the colour of a role at full brightness (the legend's swatch).
 func RoleColor(r sim.Role) RGBA {
@@ -73,17 +75,10 @@ func RoleColor(r sim.Role) RGBA {
 	return FutureCell
 }
 
-// StorageShade returns the brightness factor of a storage kind.
-func StorageShade(s sim.Storage) float32 {
-	if int(s) < len(storageShade) {
-		return storageShade[s]
-	}
-	return 1
-}
-
-// CellColor returns the colour of a cell at a step: its role's colour,
-// shaded by storage for cached cells; an evicted cell fades linearly from
-// the eviction colour to GoneCell over FadeSteps after it left.
+// CellColor returns the colour of a cell at a step: its role's colour; an
+// evicted cell fades linearly from the eviction colour to GoneCell over
+// FadeSteps after it left. It is the colour of the cell's upper part; the
+// strip under it tells how the token is stored (StripColor).
 func CellColor(c *sim.Cell, step int) RGBA {
 	switch c.Role {
 	case sim.Future:
@@ -97,8 +92,31 @@ func CellColor(c *sim.Cell, step int) RGBA {
 		e := roleColor[sim.Evicted]
 		return RGBA{e.R + (GoneCell.R-e.R)*t, e.G + (GoneCell.G-e.G)*t, e.B + (GoneCell.B-e.B)*t, 1}
 	}
-	k := StorageShade(c.Storage)
-	base := RoleColor(c.Role)
+	return RoleColor(c.Role)
+}
+
+// ErrorShade returns the brightness of a cached token's storage strip for
+// its key error: 1 for an exact key, falling on a log scale from 0.1 %
+// (INT8 keys sit near 0.5 %) to 0.15 at 50 % and beyond (INT2). So FP16,
+// INT8, INT4 and INT2 runs look different at a glance.
+func ErrorShade(kerr float32) float32 {
+	if !(kerr > 1e-3) { // also NaN
+		return 1
+	}
+	t := float32(math.Log10(float64(kerr)/1e-3) / math.Log10(0.5/1e-3))
+	t = min(1, t)
+	return 1 - 0.85*t
+}
+
+// StripColor returns the colour of the strip at the bottom of a cell: for
+// a cached token its role colour dimmed by its key error (ErrorShade), so
+// the strip darkens as storage bends the key; otherwise CellColor.
+func StripColor(c *sim.Cell, step int) RGBA {
+	base := CellColor(c, step)
+	if c.Role == sim.Future || c.Role == sim.Evicted {
+		return base
+	}
+	k := ErrorShade(c.KErr)
 	return RGBA{base.R * k, base.G * k, base.B * k, 1}
 }
 

@@ -130,4 +130,12 @@ var Definitions = map[string]Definition{
 		"each kept key and value is stored as r coefficients on a per-head basis found by SVD; 0 turns it off",
 		"Higher is more exact; each token costs r numbers instead of head dim",
 		"Keys live near a low-dimensional subspace, until r is too small."},
+	"strip": {"the lower band of each cell",
+		"the cell's role colour dimmed by its stored key's error ‖k − k̂‖/‖k‖, on a log scale from 0.1% (full brightness) to 50% and beyond (darkest)",
+		"Bright is exact; dark means storage bent the key",
+		"How each token is stored: FP16, INT8, INT4 and INT2 runs darken the band more and more, token by token."},
+	"overview": {"the whole run",
+		"every position of the run in one row, each column coloured by the most telling role among its heads (sink, heavy hitter, recent, kept, evicted); the frame marks the part the map shows",
+		"Click or drag in it to move the map there",
+		"The map keeps tokens at least 4 px wide to stay readable; the strip keeps the whole run, sinks included, in sight."},
 }

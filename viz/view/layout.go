@@ -12,7 +12,7 @@ func (r Rect) Contains(x, y float64) bool {
 
 // Zoom limits of the token map, in CSS pixels per token.
 const (
-	MinAutoCell = 1.25 // automatic zoom never goes below this; the map scrolls instead
+	MinAutoCell = 4.0  // automatic zoom never goes below this (a token stays legible); the map scrolls instead and the overview shows the rest
 	MaxAutoCell = 16.0 // nor above this
 	MaxCell     = 48.0 // the visitor can zoom in to this
 	MaxRow      = 36.0 // tallest row, CSS px
@@ -201,4 +201,45 @@ func Cover(vw, vh, margin float64, rs ...Rect) Rect {
 	y1 = math.Min(math.Max(vh, 1), math.Ceil(y1+margin))
 	x0, y0 = math.Min(x0, math.Max(vw, 1)-1), math.Min(y0, math.Max(vh, 1)-1)
 	return Rect{X: x0, Y: y0, W: math.Max(1, x1-x0), H: math.Max(1, y1-y0)}
+}
+
+// Overview returns the grid of the overview strip: one row in area
+// (device px) showing every position of a run of total tokens at once,
+// tokens sharing columns when they are narrower than a pixel.
+func Overview(area Rect, steps, total int, scale float64) Grid {
+	if scale <= 0 {
+		scale = 1
+	}
+	v := Viewport{Cell: area.W / scale / float64(max(steps, total, 1))}
+	return v.Place(area, 1, steps, total, scale)
+}
+
+// Lens returns the span [x0, x1) of the overview ov (device px) that the
+// map grid g shows.
+func (g *Grid) Lens(ov *Grid) (x0, x1 float64) {
+	if g.CellW <= 0 || ov.CellW <= 0 {
+		return ov.Area.X, ov.Area.X
+	}
+	first := g.Left
+	last := math.Min(g.Left+g.Area.W/g.CellW, float64(g.Steps))
+	x0 = ov.Area.X + (first-ov.Left)*ov.CellW
+	x1 = ov.Area.X + (last-ov.Left)*ov.CellW
+	return math.Max(ov.Area.X, x0), math.Min(ov.Area.X+ov.Area.W, math.Max(x1, x0+1))
+}
+
+// Center moves the view so that position pos of a grid g lies in the
+// middle of the map (following the newest token again when that is in
+// view at the right edge).
+func (v *Viewport) Center(g *Grid, pos float64) {
+	if g.CellW <= 0 {
+		return
+	}
+	visible := g.Area.W / g.CellW
+	maxLeft := math.Max(0, float64(g.Steps)-visible)
+	left := pos - visible/2
+	if left >= maxLeft-0.5 {
+		v.Free = false
+		return
+	}
+	v.Free, v.Left = true, math.Max(0, left)
 }

@@ -15,9 +15,10 @@ func TestPlaceAutoZoomFollows(t *testing.T) {
 	}{
 		{64, 64, 8, 1, 900.0 / 64, 0},
 		{10, 10, 8, 1, 900.0 / 64, 0},            // short runs use the 64-token zoom
-		{100, 512, 8, 1, 900.0 / 512, 0},         // the whole run fits: columns stay put
-		{900, 900, 8, 1, MinAutoCell, 900 - 720}, // 900/1.25 = 720 visible: follow the newest
-		{4096, 4096, 32, 2, MinAutoCell, 4096 - 720},
+		{100, 200, 8, 1, 900.0 / 200, 0},         // the whole run fits at ≥ 4 px: columns stay put
+		{100, 512, 8, 1, MinAutoCell, 0},         // it does not: 4 px per token, from the start
+		{900, 900, 8, 1, MinAutoCell, 900 - 225}, // 900/4 = 225 visible: follow the newest
+		{4096, 4096, 32, 2, MinAutoCell, 4096 - 225},
 		{16, 0, 4, 1, 900.0 / 64, 0},
 	}
 	for _, tc := range tests {
@@ -153,5 +154,29 @@ func TestCover(t *testing.T) {
 		if got := Cover(tc.vw, tc.vh, tc.margin, tc.rs...); got != tc.want {
 			t.Errorf("%s: Cover = %+v, want %+v", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestOverviewLens(t *testing.T) {
+	area := Rect{X: 10, Y: 0, W: 800, H: 100}
+	var v Viewport
+	g := v.Place(area, 8, 512, 512, 1) // 4 px per token: 200 of 512 visible, following
+	ov := Overview(Rect{X: 10, Y: 110, W: 800, H: 14}, 512, 512, 1)
+	if ov.Heads != 1 || math.Abs(ov.CellW*512-800) > 1e-9 {
+		t.Fatalf("overview cell %v for 512 tokens in 800 px", ov.CellW)
+	}
+	x0, x1 := g.Lens(&ov)
+	if want0, want1 := 10+312*ov.CellW, 10+512*ov.CellW; math.Abs(x0-want0) > 1e-9 || math.Abs(x1-want1) > 1e-9 {
+		t.Errorf("lens %v..%v, want %v..%v", x0, x1, want0, want1)
+	}
+	// Centring on position 100 shows positions 0–199 (clamped at the start).
+	v.Center(&g, 100)
+	g = v.Place(area, 8, 512, 512, 1)
+	if !v.Free || g.Left != 0 {
+		t.Errorf("centred on 100: free %v, left %v", v.Free, g.Left)
+	}
+	v.Center(&g, 500) // the newest end: follow again
+	if v.Free {
+		t.Error("centring on the newest tokens did not resume following")
 	}
 }
