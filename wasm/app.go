@@ -79,6 +79,7 @@ type hoverState struct {
 	pendingZ   float64 // wheel zoom factor to apply (1 = none)
 	pendingDX  float64 // drag scroll, CSS px
 	anchorSide int
+	overAttn   bool    // the pointer is over the attention rows, not the map
 	ovPending  bool    // the overview was clicked or dragged at ovX (CSS px, viewport)
 	ovX        float64 //
 }

@@ -233,6 +233,7 @@ func (a *app) initDOM() {
 	for i := 0; i < 2; i++ {
 		a.bindMap(i)
 		a.bindOverview(i)
+		a.bindAttention(i)
 	}
 	a.bindModelInputs()
 	a.installTestAPI()
@@ -391,7 +392,7 @@ func (a *app) bindMap(i int) {
 				h.pendingDX += h.lastDragX - x
 				h.lastDragX = x
 			}
-			h.on, h.side, h.x, h.y = true, i, x, y
+			h.on, h.side, h.x, h.y, h.overAttn = true, i, x, y, false
 		})
 	})
 	a.on(el, "pointerdown", func(_ js.Value, args []js.Value) {
@@ -432,6 +433,22 @@ func (a *app) bindMap(i int) {
 			}
 			h.pendingZ *= expNeg(dy * 0.002)
 		})
+	})
+}
+
+// bindAttention makes side i's attention rows answer hover: the column
+// under the pointer, its weight over the full history and through the cache.
+func (a *app) bindAttention(i int) {
+	el := byID("attn-" + strconv.Itoa(i))
+	a.on(el, "pointermove", func(_ js.Value, args []js.Value) {
+		x, y := args[0].Get("clientX").Float(), args[0].Get("clientY").Float()
+		a.post(func() {
+			h := &a.hover
+			h.on, h.side, h.x, h.y, h.overAttn = true, i, x, y, true
+		})
+	})
+	a.on(el, "pointerleave", func(js.Value, []js.Value) {
+		a.post(func() { a.hover.on, a.hover.overAttn = false, false })
 	})
 }
 

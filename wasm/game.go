@@ -244,7 +244,15 @@ func (a *app) pointer() {
 		}
 	}
 	h.valid = false
-	if h.on && sd.snap != nil {
+	if h.on && sd.snap != nil && h.overAttn {
+		// The attention rows: the column under the pointer, all heads.
+		g := &sd.grid
+		if x, _ := a.dev(h.x, h.y); g.CellW > 0 && x >= g.Area.X && x < g.Area.X+g.Area.W {
+			if p := int(g.Left + (x-g.Area.X)/g.CellW); p >= 0 && p < sd.snap.Step {
+				h.head, h.pos, h.valid = -1, p, true
+			}
+		}
+	} else if h.on && sd.snap != nil {
 		if hd, p, ok := sd.grid.CellAt(a.dev(h.x, h.y)); ok && hd < sd.snap.Heads {
 			h.head, h.pos, h.valid = hd, p, true
 		}

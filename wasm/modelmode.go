@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"syscall/js"
 	"time"
 
 	"github.com/kvscope/kvscope/core/model"
@@ -177,16 +178,26 @@ func (a *app) writeTexts() {
 		}
 		comp := byID("text-comp")
 		comp.Set("innerHTML", b.String())
-		comp.Set("scrollTop", comp.Get("scrollHeight"))
 		agree, rest := view.SplitFull(t.Full, tp.spans)
 		b.Reset()
 		b.WriteString(html.EscapeString(agree))
 		if rest != "" {
-			b.WriteString(`<span class="diff">` + html.EscapeString(rest) + `</span>`)
+			// Only the compressed text's changed tokens are marked; the
+			// uncompressed text shows where the two part with a thin mark.
+			b.WriteString(`<span class="part" title="the compressed cache's text parts from here">` + html.EscapeString(rest) + `</span>`)
 		}
 		full := byID("text-full")
 		full.Set("innerHTML", b.String())
-		full.Set("scrollTop", full.Get("scrollHeight"))
+		// Keep the place where the texts part in view: scroll each box so
+		// it shows near the top; before they part, follow the newest text.
+		for _, el := range []js.Value{comp, full} {
+			mark := el.Call("querySelector", ".diff, .part")
+			if mark.Truthy() {
+				el.Set("scrollTop", max(0, mark.Get("offsetTop").Float()-el.Get("offsetTop").Float()-20))
+			} else {
+				el.Set("scrollTop", el.Get("scrollHeight"))
+			}
+		}
 	}
 	if t.Diverge < 0 {
 		tp.diverge.set("identical so far")
@@ -219,11 +230,36 @@ func (a *app) tokenLabels() {
 	if wide {
 		key = labelsKey{first: first, n: n, step: s.Step, cellW: g.CellW, left: g.Left, x: g.Area.X, v: a.version}
 	}
+	var b strings.Builder
+	if !wide && s != nil && a.hover.valid && a.hover.side == 0 && a.hover.pos < len(s.Tokens) {
+		// Columns too narrow to label: the tokens around the hovered
+		// position, readable, centred under its column.
+		key = labelsKey{first: a.hover.pos, n: -1, step: s.Step, cellW: g.CellW, left: g.Left, x: g.Area.X, v: a.version}
+		if key == a.pg.toksKey {
+			return
+		}
+		a.pg.toksKey = key
+		x, w := g.ColumnX(a.hover.pos)
+		b.WriteString(`<div class="lensrow" style="left:` + fmt.Sprintf("%.1f", (x+w/2-g.Area.X)/a.scale) + `px">`)
+		for p := max(0, a.hover.pos-5); p <= min(a.hover.pos+5, s.Step-1, len(s.Tokens)-1); p++ {
+			t := view.TokenText(s.Tokens[p], false)
+			if t == "" {
+				t = s.Tokens[p]
+			}
+			cls := ""
+			if p == a.hover.pos {
+				cls = ` class="here"`
+			}
+			fmt.Fprintf(&b, `<b%s>%s</b>`, cls, html.EscapeString(t))
+		}
+		b.WriteString(`</div>`)
+		byID("toks-0").Set("innerHTML", b.String())
+		return
+	}
 	if key == a.pg.toksKey {
 		return
 	}
 	a.pg.toksKey = key
-	var b strings.Builder
 	if wide {
 		for p := first; p < first+n && p < s.Step && p < len(s.Tokens); p++ {
 			x, w := g.ColumnX(p)

@@ -201,8 +201,13 @@ func (a *app) tooltip() {
 	if h.head >= s.Heads || h.pos >= s.Step {
 		return
 	}
-	c := s.Cell(h.head, h.pos)
 	var b strings.Builder
+	if h.head < 0 {
+		a.attnTip(&b, s, h.pos)
+		a.showTip(b.String())
+		return
+	}
+	c := s.Cell(h.head, h.pos)
 	fmt.Fprintf(&b, "head %d · position %d", h.head, h.pos)
 	if h.pos < s.Prompt {
 		b.WriteString(" (prompt)")
@@ -230,7 +235,46 @@ func (a *app) tooltip() {
 		fmt.Fprintf(&b, "\nattention now: %s through the cache, %s over the full history", view.Percent(float64(c.Attn)), view.Percent(float64(c.AttnFull)))
 	}
 	fmt.Fprintf(&b, "\nkey quantization error: %s", view.Percent(float64(c.KErr)))
-	str := b.String()
+	a.showTip(b.String())
+}
+
+// attnTip describes the attention rows' column at position pos: the
+// newest query's weight on it, averaged over heads, over the full history
+// and through the compressed cache.
+func (a *app) attnTip(b *strings.Builder, s *sim.Snapshot, pos int) {
+	fmt.Fprintf(b, "position %d", pos)
+	if pos < s.Prompt {
+		b.WriteString(" (prompt)")
+	}
+	if pos < len(s.Tokens) {
+		if t := view.TokenText(s.Tokens[pos], false); t != "" {
+			fmt.Fprintf(b, " · token %q", t)
+		}
+	}
+	var full, comp float64
+	kept := 0
+	for hd := 0; hd < s.Heads; hd++ {
+		c := s.Cell(hd, pos)
+		full += float64(c.AttnFull)
+		comp += float64(c.Attn)
+		if c.Role != sim.Evicted && c.Role != sim.Future {
+			kept++
+		}
+	}
+	n := float64(max(s.Heads, 1))
+	fmt.Fprintf(b, "\nattention of the newest query, mean over %d heads:", s.Heads)
+	if a.st.ModelMode() && a.st.Repos {
+		fmt.Fprintf(b, "\n  through the cache %s", view.Percent(comp/n))
+	} else {
+		fmt.Fprintf(b, "\n  over the full history %s\n  through the cache %s", view.Percent(full/n), view.Percent(comp/n))
+	}
+	fmt.Fprintf(b, "\ncached by %d of %d heads", kept, s.Heads)
+}
+
+// showTip writes the tooltip's text and places it beside the pointer.
+func (a *app) showTip(str string) {
+	h := &a.hover
+	tip := a.pg.tooltip
 	if str != a.pg.tipLast {
 		tip.Set("textContent", str)
 		tip.Set("hidden", false)

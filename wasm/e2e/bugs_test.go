@@ -204,3 +204,21 @@ func TestSliderDragIsLive(t *testing.T) {
 	}
 	_ = image.Rect
 }
+
+// The attention rows under the map answer hover: the position, and its
+// weight over the full history and through the cache.
+func TestAttentionRowsAnswerHover(t *testing.T) {
+	tb := open(t, paused)
+	tb.settle()
+	r := tb.rect("attn-0")
+	x, y := r.Max.X-20, (r.Min.Y+r.Max.Y)/2
+	tb.do(fmt.Sprintf(`document.getElementById("attn-0").dispatchEvent(new PointerEvent("pointermove", {clientX: %d, clientY: %d, bubbles: true}))`, x, y))
+	tb.waitJS(`!document.getElementById("tooltip").hidden && document.getElementById("tooltip").textContent.includes("over the full history")`, 5*time.Second)
+	txt := tb.eval(`document.getElementById("tooltip").textContent`)
+	if !regexp.MustCompile(`^position \d+`).MatchString(txt) || !strings.Contains(txt, "through the cache") {
+		t.Errorf("tooltip over the attention rows: %q", txt)
+	}
+	if strings.Contains(txt, "e-") {
+		t.Errorf("an exponent in the tooltip: %q", txt)
+	}
+}

@@ -188,3 +188,38 @@ func TestModelModeSpeed(t *testing.T) {
 	t.Logf("%d positions: %.0f steps/s (%.0f decoder tokens/s) while replaying; mean KL %.4f, agreement %.2f",
 		s.Step, s.StepsPerS, 3*s.StepsPerS, s.Text.MeanKL, s.Text.Agreement)
 }
+
+// Real-model mode: hovering a column too narrow to label shows the tokens
+// around it, readable, under the map; the texts keep the place where they
+// part in view, and only the compressed text's tokens are marked.
+func TestModelModeReadable(t *testing.T) {
+	needModel(t)
+	tb := open(t, "mode=model&mtokens=200&at=200&play=0&policy=window&recent=4&sink=0")
+	s := tb.waitModelRun()
+	if s.Text == nil || s.Text.Diverge < 0 {
+		t.Fatalf("a window of 4 tokens did not change the story: %+v", s.Text)
+	}
+	if n := tb.eval(`String(document.querySelectorAll("#text-full .diff").length)`); n != "0" {
+		t.Errorf("%s spans of the uncompressed text marked as changed", n)
+	}
+	if n := tb.eval(`String(document.querySelectorAll("#text-comp .diff").length)`); n == "0" {
+		t.Error("no changed token marked in the compressed text")
+	}
+	// The first changed token is inside the compressed text's box.
+	vis := tb.eval(`(() => { const box = document.getElementById("text-comp"), d = box.querySelector(".diff");
+		const b = box.getBoundingClientRect(), r = d.getBoundingClientRect();
+		return r.top >= b.top - 1 && r.top < b.bottom ? "yes" : "no: " + [r.top, b.top, b.bottom]; })()`)
+	if vis != "yes" {
+		t.Errorf("the first changed token is scrolled out of view: %s", vis)
+	}
+	m := tb.rect("map-0")
+	tb.do(fmt.Sprintf(`document.getElementById("map-0").dispatchEvent(new PointerEvent("pointermove", {clientX: %d, clientY: %d, bubbles: true}))`, (m.Min.X+m.Max.X)/2, m.Min.Y+4))
+	tb.waitJS(`document.querySelectorAll("#toks-0 .lensrow b").length >= 6`, 5*time.Second)
+	here := tb.eval(`document.querySelector("#toks-0 .lensrow b.here").textContent`)
+	if here == "" || (here != "<s>" && !strings.Contains(s.Text.Compressed, strings.TrimSpace(here))) {
+		t.Errorf("the hovered token %q is not from the text; row %q", here, domText(tb, "toks-0"))
+	}
+	if px := tb.eval(`getComputedStyle(document.querySelector("#toks-0 .lensrow")).fontSize`); px != "11px" {
+		t.Errorf("label font %s", px)
+	}
+}
