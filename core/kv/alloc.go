@@ -142,3 +142,20 @@ func (c Config) maxHeadBudget() int {
 	}
 	return b
 }
+
+// HeadBudget returns the most tokens head g keeps after the current step:
+// the layer's budget under Uniform and Pyramid; under AdaKV the tokens the
+// head holds, its share of the layer's pool; under Duo, Sink + Recent for
+// a streaming head and every token for a retrieval head (and for every
+// head before they are classified); Len for the policies without a budget.
+func (l *Layer) HeadBudget(g int) int {
+	switch {
+	case l.def.budgeted && l.cfg.Alloc != AdaKV:
+		return l.budget
+	case l.cfg.Policy == Duo:
+		if r := l.RetrievalHeads(); r != nil && !r[g] {
+			return l.cfg.Sink + l.cfg.Recent
+		}
+	}
+	return len(l.heads[g].pos)
+}

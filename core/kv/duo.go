@@ -2,9 +2,10 @@ package kv
 
 import "errors"
 
-// DuoThreshold is the share of a head's attention, outside its sinks and
-// recent window, above which DuoAttention calls it a retrieval head.
-const DuoThreshold = 0.2
+// DuoFactor is how many times the layer's mean a head's attention share
+// outside its sinks and recent window must be for DuoAttention to call it
+// a retrieval head.
+const DuoFactor = 1.5
 
 // Duo is DuoAttention (Xiao et al., "DuoAttention: Efficient Long-Context
 // LLM Inference with Retrieval and Streaming Heads", arXiv 2410.10819;
@@ -18,9 +19,12 @@ const DuoThreshold = 0.2
 // span) nothing is evicted, and each step adds up, per key/value head, the
 // attention its query heads pay to tokens outside the sinks and the recent
 // window — what a streaming head would lose. At the first step beyond the
-// span, heads whose mean lost share exceeds DuoThreshold become retrieval
-// heads, the others streaming heads, and the streaming heads drop to Sink
-// + Recent at once. The decision then stands (a streaming head has lost
+// span, heads whose mean lost share exceeds DuoFactor times the mean over
+// the layer's heads become retrieval heads, the others streaming heads,
+// and the streaming heads drop to Sink + Recent at once. The bar is
+// relative because the share itself grows with the span for every head
+// (more of the history lies outside the windows); what marks a retrieval
+// head is losing more than its neighbours. The decision then stands (a streaming head has lost
 // what it would need to be judged again).
 //
 // Memory is not bounded by a budget: a retrieval head grows with the
@@ -95,8 +99,12 @@ func (l *Layer) duoEvict(at int) {
 			return
 		}
 		st.decided = true
-		for g := range l.heads {
-			st.retrieval[g] = st.steps > 0 && st.lost[g]/float64(st.steps) > DuoThreshold
+		var mean float64
+		for _, s := range st.lost {
+			mean += s / float64(len(st.lost))
+		}
+		for g, s := range st.lost {
+			st.retrieval[g] = s > DuoFactor*mean
 		}
 	}
 	for g := range l.heads {

@@ -102,9 +102,14 @@ func (c Config) kv() (kv.Config, error) {
 	if err != nil {
 		return kv.Config{}, err
 	}
+	a, err := kv.ParseAlloc(c.Alloc)
+	if err != nil {
+		return kv.Config{}, err
+	}
 	k := kv.Config{Policy: p, Sink: c.Sink, Recent: c.Recent, Heavy: c.Heavy, ChunkSize: c.ChunkSize,
 		DropShare: c.DropShare, Shared: c.Shared, Seed: c.Seed, Heads: c.Heads, KVHeads: c.KVHeads,
-		Dim: c.HeadDim, MaxTokens: c.Tokens, MaxPrompt: c.Prompt}
+		Dim: c.HeadDim, MaxTokens: c.Tokens, MaxPrompt: c.Prompt,
+		Alloc: a, Layers: c.Layers, Merge: c.Merge, ValueWeight: c.ValueWeight, Pages: c.Pages, PageSize: c.PageSize}
 	return k, k.Validate()
 }
 

@@ -48,6 +48,7 @@ func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*
 			return nil, err
 		}
 		kc.Seed += uint64(l) // the random policy draws differently in every layer
+		kc.Layer = l         // PyramidKV's budget depends on the layer
 		maker := func(side int) kv.StoreMaker {
 			return func(g, dim, capacity int) (kv.Store, error) {
 				i := l*cfg.KVHeads + g
@@ -280,6 +281,14 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 					kl += wc * fastmath.Log(wc/wf)
 				}
 			}
+			if sel := layer.Selected(qh); sel != nil {
+				// A selecting policy (Quest) attends to part of its cache:
+				// the mass it keeps is what the selected tokens carry.
+				mass = 0
+				for _, i := range sel {
+					mass += float64(w[ps[i]])
+				}
+			}
 			m.Mass += mass / float64(group)
 			m.KL += kl / float64(group)
 			o, r := out[qh*d:(qh+1)*d], refOut[qh*d:(qh+1)*d]
@@ -301,6 +310,7 @@ func (c *caches) fill(s *Snapshot, layer, pos int, refW func(qh int) []float32) 
 	l := c.layers[layer]
 	group := cfg.Heads / cfg.KVHeads
 	s.Step, s.Layer, s.Layers, s.Heads = pos, layer, cfg.Layers, cfg.KVHeads
+	c.fillBudgets(s)
 	n := cfg.KVHeads * pos
 	if cap(s.Cells) < n {
 		s.Cells = make([]Cell, n, max(n, 2*cap(s.Cells)))

@@ -24,13 +24,20 @@ type Config struct {
 	TailDF          float64 // Student-t degrees of freedom of key/value noise; 0 = Gaussian
 
 	// Eviction.
-	Policy    string  // full, window, streaming, h2o, tova, knorm, chunk, random, snapkv, seed000
+	Policy    string  // full, window, streaming, h2o, tova, knorm, chunk, random, snapkv, seed000 (see kv.Policies for the rest)
 	Sink      int     // tokens kept as attention sinks
 	Recent    int     // recent window
 	Heavy     int     // heavy-hitter budget
 	ChunkSize int     // chunk policy: tokens per chunk
 	DropShare float64 // chunk policy: share of each chunk dropped (0..1)
 	Shared    bool    // one eviction decision for all heads of a layer (seed 000) instead of one per head
+
+	// Budget allocation and the newer policies' settings.
+	Alloc       string // budget allocator: uniform (or ""), adakv, pyramid (see kv.Alloc)
+	Merge       bool   // fold evicted values into kept neighbours (CaM) instead of dropping them
+	ValueWeight bool   // rank attention scores times ‖v‖ (CriticalKV)
+	Pages       int    // quest: pages each query attends to (0: 4)
+	PageSize    int    // quest: tokens per page (0: 16)
 
 	// Storage of kept tokens.
 	Bits        int    // 32 (float32), 16 (FP16), 8, 4, 3 or 2

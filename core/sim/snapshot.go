@@ -115,6 +115,18 @@ type Snapshot struct {
 	FullBytes  int64  // FP16 bytes of the uncompressed history (all layers, all heads)
 	EvictBytes int64  // FP16 bytes of the tokens eviction keeps, before storage compression
 
+	// Budgets is, per layer and kv head (Layers × Heads, row-major), the
+	// most tokens the head keeps after this step (see kv.Layer.HeadBudget):
+	// equal under the uniform allocator, per layer under PyramidKV, per head
+	// under AdaKV and DuoAttention.
+	Budgets []int
+	// Retrieval is, under DuoAttention once heads are classified, which kv
+	// heads of each layer (Layers × Heads) keep the full cache; nil otherwise.
+	Retrieval []bool
+	// Attended is the mean number of tokens a query head of the shown layer
+	// attended at this step: the cached tokens, or Quest's selected pages.
+	Attended float64
+
 	Metrics Metrics   // this step
 	History []Metrics // one per reference step so far (sparklines)
 	Sinks   *Sinks    // the sink metric (Gu et al.) over the steps so far; nil without a reference

@@ -1,0 +1,105 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/kvscope/kvscope/core/internal/testmodel"
+)
+
+// Snapshots carry every layer's per-head budgets — equal under uniform,
+// per layer under pyramid, per head under adakv — and Duo's head classes.
+func TestSnapshotBudgets(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mod    func(*Config)
+		layers bool // budgets differ between layers
+		heads  bool // budgets differ between heads of a layer
+	}{
+		{"uniform", func(c *Config) {}, false, false},
+		{"pyramid", func(c *Config) { c.Alloc = "pyramid" }, true, false},
+		{"adakv", func(c *Config) { c.Alloc = "adakv" }, true, true},
+		{"duo", func(c *Config) { c.Policy, c.Heavy = "duo", 64 }, true, true},
+	} {
+		c := DefaultConfig()
+		c.Layers, c.Tokens, c.RefStride = 3, 300, 0
+		tc.mod(&c)
+		e, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.RunTo(c.Tokens)
+		s := e.Snapshot(1)
+		if len(s.Budgets) != c.Layers*c.KVHeads {
+			t.Fatalf("%s: %d budgets", tc.name, len(s.Budgets))
+		}
+		layersDiffer, headsDiffer := false, false
+		total := 0
+		for l := range c.Layers {
+			for g := range c.KVHeads {
+				b := s.Budgets[l*c.KVHeads+g]
+				total += b
+				layersDiffer = layersDiffer || b != s.Budgets[g]
+				headsDiffer = headsDiffer || b != s.Budgets[l*c.KVHeads]
+				if b != e.Layer(l).Len(g) {
+					t.Errorf("%s: layer %d head %d budget %d but %d tokens held", tc.name, l, g, b, e.Layer(l).Len(g))
+				}
+			}
+		}
+		if layersDiffer != tc.layers || headsDiffer != tc.heads {
+			t.Errorf("%s: budgets %v differ between layers %v, between heads %v", tc.name, s.Budgets, layersDiffer, headsDiffer)
+		}
+		if tc.name != "duo" && total != c.Layers*c.KVHeads*c.Budget() {
+			t.Errorf("%s: total budget %d, want %d", tc.name, total, c.Layers*c.KVHeads*c.Budget())
+		}
+		if (s.Retrieval != nil) != (tc.name == "duo") {
+			t.Errorf("%s: retrieval classes %v", tc.name, s.Retrieval)
+		}
+		if tc.name == "duo" {
+			for i, r := range s.Retrieval {
+				if r != (s.Budgets[i] == c.Tokens) {
+					t.Errorf("duo: head %d retrieval %v with budget %d", i, r, s.Budgets[i])
+				}
+			}
+		}
+	}
+}
+
+// The projection to a longer history keeps Quest's whole history (it
+// evicts nothing) and Duo's retrieval heads' whole history.
+func TestProjectNewPolicies(t *testing.T) {
+	m := Models[0]
+	for _, p := range []string{"quest", "duo"} {
+		c := DefaultConfig()
+		c.Policy, c.Bits, c.Tokens, c.RefStride, c.Heavy = p, 16, 300, 0, 64
+		e, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.RunTo(c.Tokens)
+		short, long := e.Project(m, 1000), e.Project(m, 32768)
+		floor := m.FP16Bytes(36)
+		if p == "quest" {
+			floor = m.FP16Bytes(32768)
+		}
+		if long < floor || long <= short {
+			t.Errorf("%s: projection to 32768 tokens %d bytes (1000 tokens: %d), want at least %d", p, long, short, floor)
+		}
+	}
+}
+
+// Re-positioning keys rotates them by their index among the slots
+// attention reads, which Quest (a subset) and KeyDiff (a mean before any
+// rotation) cannot honour: the real-model cache refuses them.
+func TestReposRefusesSelection(t *testing.T) {
+	for _, p := range []string{"quest", "keydiff"} {
+		c := DefaultConfig()
+		c.Policy, c.Bits = p, 16
+		mc := testmodel.Model(t).Config
+		if _, err := NewModelCache(mc, c, 64, 4, true, nil); err == nil {
+			t.Errorf("%s with re-positioned keys accepted", p)
+		}
+		if _, err := NewModelCache(mc, c, 64, 4, false, nil); err != nil {
+			t.Errorf("%s without re-positioning refused: %v", p, err)
+		}
+	}
+}
