@@ -41,7 +41,7 @@ type Config struct {
 
 	// Rotation, codebook and sketch quantizers, outliers and sinks (storageopts.go).
 	Rotate       string  // "" or none, hadamard: keys and values rotated by H/√d before quantizing
-	Quant        string  // "" or uniform, turbo, turbo-prod, qjl (keys; values stay uniform)
+	Quant        string  // "" or uniform, turbo, turbo-prod, qjl (see storageOptions for keys and values)
 	OutliersFP16 float64 // share of each token's values kept exactly in FP16 with their indices (0..0.5)
 	SinkFP16     int     // first tokens kept in FP16 whatever Bits
 	SketchSeed   uint64  // seed of the random rotation and sketch of turbo, turbo-prod and qjl

@@ -13,10 +13,14 @@ import (
 //   - Rotate hadamard rotates keys and values (the query at attention
 //     time, the output back) — QuaRot rotates both, folding the value
 //     rotation into W_v and W_o;
-//   - Quant turbo and turbo-prod code keys and values (TurboQuant), which
-//     have no scales, so Granularity and GroupSize do not apply to them;
-//     qjl sketches the keys only and the values stay uniform at Bits with
-//     the configured granularity, as in the QJL paper;
+//   - Quant turbo codes keys and values with TurboQuant-MSE, which has no
+//     scales, so Granularity and GroupSize do not apply; turbo-prod codes
+//     the keys with TurboQuant-prod (unbiased q·k is what keys are for) and
+//     the values with TurboQuant-MSE at the same bits (attention outputs
+//     need the vectors, where the MSE quantizer is better and a sketch's
+//     variance only adds error); qjl sketches the keys only and the values
+//     stay uniform at Bits with the configured granularity, as in the QJL
+//     paper;
 //   - OutliersFP16 and SinkFP16 apply to both sides; outliers need the
 //     uniform quantizer.
 //
@@ -39,10 +43,14 @@ func (c Config) storageOptions(k, v *store.Config) error {
 	}
 	for side, s := range []*store.Config{k, v} {
 		s.Rotate, s.Seed, s.Outliers, s.Sinks = rot, sketchSeed(c.SketchSeed, 0, side), c.OutliersFP16, c.SinkFP16
-		if q == store.Uniform || (q == store.QJL && side == 1) {
+		sq := q
+		if side == 1 && q == store.TurboProd {
+			sq = store.Turbo
+		}
+		if sq == store.Uniform || (sq == store.QJL && side == 1) {
 			continue
 		}
-		s.Quantizer, s.Granularity, s.Calib = q, store.PerToken, nil
+		s.Quantizer, s.Granularity, s.Calib = sq, store.PerToken, nil
 	}
 	return nil
 }
