@@ -854,9 +854,12 @@ func (s *Store) compress(slot int, x []float32) {
 // held in FP16 are clamped to ±quant.MaxFP16 (reachable only for vectors of
 // norm near it).
 func (s *Store) project(c, x []float32) {
-	if s.mat == nil {
+	switch {
+	case s.rot != nil:
+		s.rotate(c, x)
+	case s.mat == nil:
 		copy(c, x)
-	} else {
+	default:
 		for r := range c {
 			var d float32
 			for k, b := range s.mat[r*s.dim : (r+1)*s.dim] {
