@@ -84,3 +84,20 @@ func sketchSeed(seed uint64, i, side int) uint64 {
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
 }
+
+// storeTables returns the bytes of the fixed tables one key store and one
+// value store of head dimension dim hold under c's quantizer: FP16
+// codebooks and random matrices (see store.Items), as Project counts them
+// once per store. The Hadamard rotation holds none.
+func (c Config) storeTables(dim int) int64 {
+	d, b := int64(dim), int64(c.Bits)
+	switch c.Quant {
+	case "turbo": // keys and values: a d×d rotation and 2^b levels each
+		return 2 * (2*d*d + 2<<b)
+	case "turbo-prod": // keys: rotation, sketch (d×d each) and 2^(b−1) levels; values: turbo's
+		return (2*2*d*d + 2<<(b-1)) + (2*d*d + 2<<b)
+	case "qjl": // keys: a (b·d)×d sketch
+		return 2 * b * d * d
+	}
+	return 0
+}

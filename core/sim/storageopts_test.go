@@ -83,3 +83,23 @@ func TestNewStoragesRun(t *testing.T) {
 		})
 	}
 }
+
+// The model-scale projection counts the quantizers' fixed tables at the
+// model's head dimension, exactly as the stores itemize them.
+func TestStoreTablesMatchItems(t *testing.T) {
+	for _, q := range []string{"", "turbo", "turbo-prod", "qjl"} {
+		for _, d := range []int{16, 32} {
+			c := DefaultConfig()
+			c.Bits, c.Quant, c.HeadDim, c.Layers, c.KVHeads, c.Heads, c.Tokens, c.Prompt, c.RefStride = 3, q, d, 1, 1, 1, 8, 2, 0
+			e, err := New(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.RunTo(4)
+			it := e.StorageItems()
+			if got := c.storeTables(d); got != it.Codebook+it.Rotation {
+				t.Errorf("%q at head dim %d: storeTables %d, stores hold %d", q, d, got, it.Codebook+it.Rotation)
+			}
+		}
+	}
+}
