@@ -8,6 +8,11 @@
 // coefficients on a low-rank basis. Scores are computed from the codes
 // directly (Dots), folding scale and zero point into the query.
 //
+// The frontier options (storeopts.go) add a Hadamard rotation before any
+// quantizer (QuaRot), codebook and sketch quantizers without scales
+// (TurboQuant-MSE, TurboQuant-prod, QJL), FP16 outliers with their indices
+// (KVQuant) and FP16 sink tokens; Items counts every byte they hold.
+//
 // A Store preallocates everything in New; Append, Evict, Read and Dots
 // allocate nothing. A Store is not safe for concurrent use.
 package store
