@@ -158,7 +158,7 @@ func (c Config) storeConfigs(kcal, vcal *quant.Calibration, kbasis, vbasis []flo
 	if gran == "kivi" {
 		v.Granularity = store.PerToken // KIVI: keys per channel, values per token
 	}
-	return k, v, nil
+	return k, v, c.storageOptions(&k, &v)
 }
 
 func identity(r, d int) []float32 {

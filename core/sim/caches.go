@@ -56,6 +56,7 @@ func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*
 				if err != nil {
 					return nil, err
 				}
+				kst.Seed, vst.Seed = sketchSeed(cfg.SketchSeed, i, 0), sketchSeed(cfg.SketchSeed, i, 1)
 				if side == 1 {
 					return store.New(vst, dim, capacity)
 				}

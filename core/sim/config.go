@@ -46,6 +46,13 @@ type Config struct {
 	Residual    int    // newest tokens kept in FP16 before being quantized
 	Rank        int    // low-rank coefficients per token; 0 = off
 
+	// Rotation, codebook and sketch quantizers, outliers and sinks (storageopts.go).
+	Rotate       string  // "" or none, hadamard: keys and values rotated by H/√d before quantizing
+	Quant        string  // "" or uniform, turbo, turbo-prod, qjl (see storageOptions for keys and values)
+	OutliersFP16 float64 // share of each token's values kept exactly in FP16 with their indices (0..0.5)
+	SinkFP16     int     // first tokens kept in FP16 whatever Bits
+	SketchSeed   uint64  // seed of the random rotation and sketch of turbo, turbo-prod and qjl
+
 	// Reference: attention over the uncompressed history, for the fidelity metrics.
 	RefStride int // measure against the reference every RefStride steps (1 = every step, 0 = off); with it on, the engine records its stream (see Stream)
 }

@@ -74,5 +74,6 @@ func (e *Engine) Project(m Model, tokens int) int64 {
 		rank := (e.cfg.Rank*m.HeadDim + e.cfg.HeadDim - 1) / e.cfg.HeadDim
 		factors = 2 * int64(m.Layers*m.KVHeads) * int64(rank*m.HeadDim) * 2
 	}
+	factors += int64(m.Layers*m.KVHeads) * e.cfg.storeTables(m.HeadDim)
 	return int64(perElem*float64(elems)) + index + scores + factors
 }

@@ -25,6 +25,12 @@ func BenchmarkStep(b *testing.B) {
 		{"b2/token", Config{Bits: 2}},
 		{"b2/kivi-keys", Config{Bits: 2, Granularity: PerChannel, GroupSize: 32, Residual: 32}},
 		{"b2/kivi-values", Config{Bits: 2, Granularity: PerGroup, GroupSize: 32, Residual: 32}},
+		{"b4/token/hadamard", Config{Bits: 4, Rotate: Hadamard}},
+		{"b3/turbo", Config{Bits: 3, Quantizer: Turbo}},
+		{"b3/turbo-prod", Config{Bits: 3, Quantizer: TurboProd}},
+		{"b3/qjl", Config{Bits: 3, Quantizer: QJL}},
+		{"b4/token/outliers1%", Config{Bits: 4, Outliers: 0.01}},
+		{"b2/token/sinks4", Config{Bits: 2, Sinks: 4}},
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	xs := make([][]float32, 256)

@@ -43,7 +43,11 @@ func (s *Store) Dots(q []float32, slots []int, dst []float32) {
 	qs := q
 	if s.xf {
 		qs = s.qs
-		if s.mat != nil {
+		if s.rot != nil {
+			for r := range qs {
+				qs[r] = dot4(s.rot[r*s.dim:(r+1)*s.dim], q)
+			}
+		} else if s.mat != nil {
 			for r := range qs {
 				var d float32
 				for k, b := range s.mat[r*s.dim : (r+1)*s.dim] {

@@ -7,7 +7,7 @@ type Kind uint8
 const (
 	Empty     Kind = iota // no token
 	Full                  // float32 or FP16 full vector, including the FP16 residual
-	Quantized             // integer codes with params
+	Quantized             // integer codes with params, codebook codes, or a sign sketch (with norms)
 	LowRank               // Rank basis coefficients (float32, FP16 or quantized)
 )
 

@@ -4,11 +4,15 @@ package store
 // layout would hold them: packed codes, FP16 params and FP16 residual rows
 // only for what is live (the Go arrays behind a Store are preallocated for
 // its capacity and are not what Memory reports).
+//
+// The storage options' bytes are folded in (Items itemizes them apart):
+// sign sketches in Payload, FP16 norms and FP16 outliers with their indices
+// in Meta, FP16 sinks in Residual, codebooks and random matrices in Factors.
 type Memory struct {
-	Payload  int64 // compressed tokens: packed codes, or 4 (float32) / 2 (FP16) bytes per stored value
-	Meta     int64 // params: 4 bytes per (scale, zero point) pair (two FP16 values)
-	Residual int64 // FP16 residual rows: 2 bytes per value of tokens not yet compressed
-	Factors  int64 // the low-rank basis: Rank×Dim FP16 values, once per store
+	Payload  int64 // compressed tokens: packed codes (or sign sketches), or 4 (float32) / 2 (FP16) bytes per stored value
+	Meta     int64 // params: 4 bytes per (scale, zero point) pair (two FP16 values); norms, outliers and their indices
+	Residual int64 // FP16 residual rows: 2 bytes per value of tokens not yet compressed; FP16 sink rows
+	Factors  int64 // the low-rank basis: Rank×Dim FP16 values, once per store; codebooks and random matrices
 	Holes    int64 // codes of evicted tokens inside per-channel blocks that still hold live tokens
 }
 

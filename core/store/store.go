@@ -8,6 +8,11 @@
 // coefficients on a low-rank basis. Scores are computed from the codes
 // directly (Dots), folding scale and zero point into the query.
 //
+// The frontier options (storeopts.go) add a Hadamard rotation before any
+// quantizer (QuaRot), codebook and sketch quantizers without scales
+// (TurboQuant-MSE, TurboQuant-prod, QJL), FP16 outliers with their indices
+// (KVQuant) and FP16 sink tokens; Items counts every byte they hold.
+//
 // A Store preallocates everything in New; Append, Evict, Read and Dots
 // allocate nothing. A Store is not safe for concurrent use.
 package store
@@ -854,9 +859,12 @@ func (s *Store) compress(slot int, x []float32) {
 // held in FP16 are clamped to ±quant.MaxFP16 (reachable only for vectors of
 // norm near it).
 func (s *Store) project(c, x []float32) {
-	if s.mat == nil {
+	switch {
+	case s.rot != nil:
+		s.rotate(c, x)
+	case s.mat == nil:
 		copy(c, x)
-	} else {
+	default:
 		for r := range c {
 			var d float32
 			for k, b := range s.mat[r*s.dim : (r+1)*s.dim] {

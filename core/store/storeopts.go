@@ -60,7 +60,8 @@ const (
 	// Lloyd–Max levels of N(0, 1) scaled by 1/√d (quant.LloydMax; the
 	// codebook, FP16, is counted once per store). No scale or zero point.
 	// Reconstruction is ‖x‖·Πᵀ·ĉ; it shrinks q·x on average (the levels
-	// are cell means), a bias TurboProd removes.
+	// are cell means), a bias TurboProd removes. A norm beyond FP16 range
+	// (a vector of values near ±quant.MaxFP16) is clamped to it.
 	Turbo
 	// TurboProd is TurboQuant-prod: Turbo at Bits−1 bits, then a 1-bit QJL
 	// sketch of the residual r = Πx − ‖x‖·ĉ with m = StoredDim Gaussian rows

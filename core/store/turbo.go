@@ -156,11 +156,7 @@ func (s *Store) compressCodebook(slot int, c []float32) {
 	row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
 	clear(row)
 	for i := range s.m {
-		var d float32
-		for k, v := range s.sk[i*sd : (i+1)*sd] {
-			d += v * r[k]
-		}
-		if d >= 0 {
+		if dot4(s.sk[i*sd:(i+1)*sd], r) >= 0 {
 			row[i>>3] |= 1 << (i & 7)
 		}
 	}
@@ -216,10 +212,7 @@ func (s *Store) prepareSketch(qs []float32) {
 	sd := s.sdim
 	var sum float32
 	for i := range s.m {
-		var d float32
-		for k, v := range s.sk[i*sd : (i+1)*sd] {
-			d += v * qs[k]
-		}
+		d := dot4(s.sk[i*sd:(i+1)*sd], qs)
 		s.sq[i] = d
 		sum += d
 	}
@@ -240,28 +233,28 @@ func (s *Store) dotCodebook(qs []float32, slot int) float32 {
 		t *= s.norm[slot]
 	}
 	if s.sk != nil {
-		row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
-		var pos float32
-		for b, byt := range row {
-			for byt != 0 {
-				i := b*8 + lowBit(byt)
-				pos += s.sq[i]
-				byt &= byt - 1
-			}
-		}
-		t += s.sketchNorm(slot) * (2*pos - s.sqSum)
+		t += s.sketchNorm(slot) * (2*s.signDot(slot) - s.sqSum)
 	}
 	return t
 }
 
-// lowBit returns the index of the lowest set bit of a non-zero byte.
-func lowBit(b byte) int {
-	n := 0
-	for b&1 == 0 {
-		b >>= 1
-		n++
+// signDot returns Σ (S·qs)_i over the rows i whose sign bit is set in
+// slot's sketch: eight rows per byte, each multiplied by its bit (0 or 1),
+// without a branch per bit.
+func (s *Store) signDot(slot int) float32 {
+	row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
+	sq := s.sq
+	var p0, p1 float32
+	b := 0
+	for ; (b+1)*8 <= len(sq); b++ {
+		v, q := row[b], sq[b*8:b*8+8:b*8+8]
+		p0 += q[0]*codeF32[v&1] + q[1]*codeF32[v>>1&1] + q[2]*codeF32[v>>2&1] + q[3]*codeF32[v>>3&1]
+		p1 += q[4]*codeF32[v>>4&1] + q[5]*codeF32[v>>5&1] + q[6]*codeF32[v>>6&1] + q[7]*codeF32[v>>7]
 	}
-	return n
+	for i := b * 8; i < len(sq); i++ {
+		p0 += sq[i] * codeF32[row[i>>3]>>(i&7)&1]
+	}
+	return p0 + p1
 }
 
 // addCodebook adds w·x̂ of a sealed slot to acc (stored coordinates); the
@@ -299,5 +292,34 @@ func (s *Store) addSketch(acc []float32) {
 		for k, v := range s.sk[i*sd : (i+1)*sd] {
 			acc[k] += a * v
 		}
+	}
+}
+
+// dot4 returns Σ a_i·b_i (len(b) ≥ len(a)) in four partial sums, so that
+// the additions need not wait on each other: the random matrices' rows are
+// dotted d or m times per token and query.
+func dot4(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		a4, b4 := a[i:i+4:i+4], b[i:i+4:i+4]
+		s0 += a4[0] * b4[0]
+		s1 += a4[1] * b4[1]
+		s2 += a4[2] * b4[2]
+		s3 += a4[3] * b4[3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// rotate sets c = Π·x for the random rotation (sdim = dim), clamping to
+// ±quant.MaxFP16 as project does for FP16-held coordinates.
+func (s *Store) rotate(c, x []float32) {
+	d := s.dim
+	for r := range c {
+		c[r] = max(-quant.MaxFP16, min(quant.MaxFP16, dot4(s.rot[r*d:(r+1)*d], x)))
 	}
 }

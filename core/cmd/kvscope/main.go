@@ -98,6 +98,7 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.GroupSize, "group", c.GroupSize, "storage: channels per group (group); tokens per block (kivi)")
 	fs.IntVar(&c.Residual, "residual", c.Residual, "storage: newest tokens kept in FP16 before being quantized")
 	fs.IntVar(&c.Rank, "rank", c.Rank, "storage: low-rank coefficients per token (0 off)")
+	storageFlags(fs, c)
 	fs.IntVar(&c.RefStride, "ref", c.RefStride, "compare with the uncompressed cache every `n` steps (0 off: no fidelity metrics)")
 	return fs
 }
@@ -262,6 +263,7 @@ func summary(w io.Writer, e *sim.Engine) {
 	total := s.Mem.Total()
 	fmt.Fprintf(w, "Honest total: %.3f MB (%.1fx) = payload %d + scales/zero points %d + FP16 residual %d + low-rank factors %d + index map %d + policy scores %d + holes %d bytes\n",
 		float64(total)/mb, float64(s.FullBytes)/float64(total), s.Mem.Payload, s.Mem.Meta, s.Mem.Residual, s.Mem.Factors, s.Mem.Index, s.Mem.Scores, s.Mem.Holes)
+	storageSummary(w, e)
 	c := e.Costs()
 	fmt.Fprintf(w, "Time per token: generate %v, store %v, attention %v, eviction %v, reference %v; storing and evicting add %.0f%% to attention\n",
 		c.Generate, c.Store, c.Attend, c.Evict, c.Reference, 100*c.Overhead())

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/core/store"
+)
+
+// storageFlags binds the rotation, quantizer, outlier and sink settings of
+// the storage.
+func storageFlags(fs *flag.FlagSet, c *sim.Config) {
+	fs.StringVar(&c.Rotate, "rotate", c.Rotate, "storage: rotate keys and values by H/√d before quantizing (queries alike): none or hadamard (QuaRot, SpinQuant)")
+	fs.StringVar(&c.Quant, "quant", c.Quant, "storage quantizer for -bits 8..2: "+strings.Join(store.Quantizers, ", ")+
+		"; uniform: scale + zero point per -granularity; turbo: TurboQuant-MSE (norm, random rotation, Lloyd–Max codebook); "+
+		"turbo-prod: keys as (bits−1)-bit turbo + 1-bit QJL sketch of the residual (unbiased q·k), values turbo; qjl: keys as bits·dim sign bits of a Gaussian sketch + norm, values uniform")
+	fs.Float64Var(&c.OutliersFP16, "outliers-fp16", c.OutliersFP16, "storage: `share` of each token's values kept exactly in FP16 with their indices, the rest quantized (KVQuant's dense-and-sparse; 0 off, at most 0.5)")
+	fs.IntVar(&c.SinkFP16, "sink-fp16", c.SinkFP16, "storage: first `n` tokens kept in FP16 whatever -bits (sink-aware precision)")
+	fs.Uint64Var(&c.SketchSeed, "sketch-seed", c.SketchSeed, "storage: seed of the random rotation (turbo, turbo-prod) and Gaussian sketch (turbo-prod, qjl); each layer and head draws its own from it")
+}
+
+// storageSummary prints what the storage options hold, when they hold
+// anything: the items the honest total folds into payload, scales,
+// residual and factors.
+func storageSummary(w io.Writer, e *sim.Engine) {
+	it := e.StorageItems()
+	if it.Norms+it.Sketch+it.Codebook+it.Rotation+it.Outliers+it.OutlierIndex+it.Sinks == 0 {
+		return
+	}
+	cfg := e.Config()
+	fmt.Fprintf(w, "Storage %s, rotation %s: codes %d + sign sketches %d + norms %d + FP16 outliers %d + their indices %d + FP16 sinks %d + codebooks %d + random matrices %d bytes (in the total above)\n",
+		orDefault(cfg.Quant, "uniform"), orDefault(cfg.Rotate, "none"),
+		it.Payload, it.Sketch, it.Norms, it.Outliers, it.OutlierIndex, it.Sinks, it.Codebook, it.Rotation)
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
