@@ -10,7 +10,7 @@ import (
 	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/model/gguf"
-	"github.com/kvscope/kvscope/core/model/internal/ggufwrite"
+	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
 
 // referenceText is the published greedy continuation of BOS for stories260K.

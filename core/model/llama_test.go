@@ -10,7 +10,7 @@ import (
 
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/model/gguf"
-	"github.com/kvscope/kvscope/core/model/internal/ggufwrite"
+	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
 
 // stories15MTensors synthesizes the tensors of a stories15M-shaped model

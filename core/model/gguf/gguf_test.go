@@ -10,7 +10,7 @@ import (
 
 	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/model/gguf"
-	"github.com/kvscope/kvscope/core/model/internal/ggufwrite"
+	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
 
 // allTypesKVs returns one metadata entry of every value type, including arrays of

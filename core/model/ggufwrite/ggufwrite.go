@@ -1,5 +1,9 @@
-// Package ggufwrite encodes small GGUF files for tests of the loader and of the
-// model: it writes exactly the layout that package gguf reads, versions 1 to 3.
+// Package ggufwrite encodes GGUF files for tests and benchmarks of kvscope's
+// loader and model: it writes exactly the layout that package gguf reads,
+// versions 1 to 3, and synthesizes whole llama models with seeded random
+// weights (Llama, Stories15M), since no real weights of the larger shapes
+// ship with the project. Its functions panic on values they cannot encode
+// (test helpers).
 package ggufwrite
 
 import (
