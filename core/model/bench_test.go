@@ -1,9 +1,12 @@
 package model_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/model/gguf"
+	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
 
 // BenchmarkDecode measures greedy decoding of stories260K with the FullCache:
@@ -57,5 +60,39 @@ func BenchmarkEncode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		tok.Encode(referenceText, true, false)
+	}
+}
+
+// BenchmarkDecodeStories15M measures one decoder (the FullCache) on a
+// synthesized stories15M-shaped model, matrices as float32 or kept as
+// Q8_0 / Q4_0 blocks: each iteration decodes 64 tokens from BOS. It
+// reports tokens/s.
+func BenchmarkDecodeStories15M(b *testing.B) {
+	for _, typ := range []gguf.TensorType{gguf.TypeF32, gguf.TypeQ8_0, gguf.TypeQ4_0} {
+		b.Run(typ.String(), func(b *testing.B) {
+			s := ggufwrite.Stories15M
+			s.Type, s.EmbedType, s.Seed = typ, typ, 15
+			data := ggufwrite.Llama(s)
+			m, err := model.LoadOptions(bytes.NewReader(data), int64(len(data)), model.Options{KeepQuantized: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			const tokens = 64
+			r := m.NewRunner(fullCache(b, m.Config))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r.Reset()
+				tok := m.Tokenizer.BOS
+				for range tokens {
+					logits, err := r.Forward(tok)
+					if err != nil {
+						b.Fatal(err)
+					}
+					tok = model.Argmax(logits)
+				}
+			}
+			b.ReportMetric(float64(b.N*tokens)/b.Elapsed().Seconds(), "tokens/s")
+		})
 	}
 }

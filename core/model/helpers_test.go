@@ -10,7 +10,7 @@ import (
 	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/model/gguf"
-	"github.com/kvscope/kvscope/core/model/internal/ggufwrite"
+	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
 
 // referenceText is the published greedy continuation of BOS for stories260K.
@@ -162,14 +162,21 @@ func naiveForward(m *model.Model, tokens []int) ([]float32, [][][][]float64) {
 			}
 		}
 	}
+	// Matrices as float32, dequantized when the model keeps them quantized.
+	emb, out := w.Embedding.Float32(), w.Classifier.Float32()
 	xs := make([][]float64, n)
 	for t, tok := range tokens {
 		xs[t] = make([]float64, c.Dim)
 		for i := range xs[t] {
-			xs[t][i] = float64(w.TokenEmbedding[tok*c.Dim+i])
+			xs[t][i] = float64(emb[tok*c.Dim+i])
 		}
 	}
-	for l, ly := range w.Layers {
+	for l := range w.Layers {
+		lm := &w.Layers[l].Mats
+		ly := struct {
+			AttnNorm, FFNNorm                 []float32
+			Wq, Wk, Wv, Wo, WGate, WUp, WDown []float32
+		}{w.Layers[l].AttnNorm, w.Layers[l].FFNNorm, lm.Wq.Float32(), lm.Wk.Float32(), lm.Wv.Float32(), lm.Wo.Float32(), lm.WGate.Float32(), lm.WUp.Float32(), lm.WDown.Float32()}
 		attW[l] = make([][][]float64, c.Heads)
 		for h := range attW[l] {
 			attW[l][h] = make([][]float64, n)
@@ -225,9 +232,9 @@ func naiveForward(m *model.Model, tokens []int) ([]float32, [][][][]float64) {
 		}
 	}
 	last := norm(xs[n-1], w.OutputNorm)
-	out := mv(w.Output, last, c.Vocab)
-	res := make([]float32, len(out))
-	for i, v := range out {
+	logits := mv(out, last, c.Vocab)
+	res := make([]float32, len(logits))
+	for i, v := range logits {
 		res[i] = float32(v)
 	}
 	return res, attW

@@ -23,19 +23,29 @@ type Model struct {
 // browser, pass bytes.NewReader(b) and len(b). Errors come from gguf.Load and
 // FromGGUF.
 func Load(r io.ReaderAt, size int64) (*Model, error) {
+	return LoadOptions(r, size, Options{})
+}
+
+// LoadOptions is Load with options (see Options: keep Q8_0 and Q4_0
+// matrices quantized).
+func LoadOptions(r io.ReaderAt, size int64, opts Options) (*Model, error) {
 	f, err := gguf.Load(r, size)
 	if err != nil {
 		return nil, err
 	}
-	return FromGGUF(f)
+	return FromGGUFOptions(f, opts)
 }
 
 // FromGGUF builds a model from a parsed file: ConfigFromGGUF, TokenizerFromGGUF,
-// then every tensor decoded to float32 with its shape checked against the
-// configuration. The classifier is output.weight, or the token embedding when
+// then every tensor decoded to float32 (F32, F16, BF16, Q8_0 and Q4_0; see
+// FromGGUFOptions to keep Q8_0 and Q4_0 quantized) with its shape checked
+// against the configuration; another tensor type is an error naming it. The classifier is output.weight, or the token embedding when
 // that tensor is absent (tied). It returns a "model:"-prefixed error naming the
 // offending key or tensor.
-func FromGGUF(f *gguf.File) (*Model, error) {
+func FromGGUF(f *gguf.File) (*Model, error) { return FromGGUFOptions(f, Options{}) }
+
+// FromGGUFOptions is FromGGUF with options.
+func FromGGUFOptions(f *gguf.File, opts Options) (*Model, error) {
 	c, err := ConfigFromGGUF(f)
 	if err != nil {
 		return nil, err
@@ -44,7 +54,7 @@ func FromGGUF(f *gguf.File) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := loadWeights(f, c)
+	w, err := loadWeights(f, c, opts)
 	if err != nil {
 		return nil, err
 	}

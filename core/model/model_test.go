@@ -9,7 +9,7 @@ import (
 
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/model/gguf"
-	"github.com/kvscope/kvscope/core/model/internal/ggufwrite"
+	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
 
 func TestReferenceText(t *testing.T) {

@@ -71,34 +71,35 @@ func (r *Runner) Forward(token int) ([]float32, error) {
 	if token < 0 || token >= c.Vocab {
 		return nil, fmt.Errorf("model: token %d out of range [0, %d)", token, c.Vocab)
 	}
-	copy(r.x, w.TokenEmbedding[token*c.Dim:(token+1)*c.Dim])
+	w.Embedding.Row(token, r.x)
 	for l := range w.Layers {
 		ly := &w.Layers[l]
 		rmsNorm(r.xb, r.x, ly.AttnNorm, c.NormEps)
-		matVec(r.q, ly.Wq, r.xb)
-		matVec(r.k, ly.Wk, r.xb)
-		matVec(r.v, ly.Wv, r.xb)
+		m := &ly.Mats
+		m.Wq.MulVec(r.q, r.xb)
+		m.Wk.MulVec(r.k, r.xb)
+		m.Wv.MulVec(r.v, r.xb)
 		if err := r.cache.Attend(l, r.pos, r.q, r.k, r.v, r.att); err != nil {
 			return nil, err
 		}
-		matVec(r.xb2, ly.Wo, r.att)
+		m.Wo.MulVec(r.xb2, r.att)
 		for i, v := range r.xb2 {
 			r.x[i] += v
 		}
 
 		rmsNorm(r.xb, r.x, ly.FFNNorm, c.NormEps)
-		matVec(r.hb, ly.WGate, r.xb)
-		matVec(r.hb2, ly.WUp, r.xb)
+		m.WGate.MulVec(r.hb, r.xb)
+		m.WUp.MulVec(r.hb2, r.xb)
 		for i, g := range r.hb {
 			r.hb[i] = silu(g) * r.hb2[i]
 		}
-		matVec(r.xb2, ly.WDown, r.hb)
+		m.WDown.MulVec(r.xb2, r.hb)
 		for i, v := range r.xb2 {
 			r.x[i] += v
 		}
 	}
 	rmsNorm(r.x, r.x, w.OutputNorm, c.NormEps)
-	matVec(r.logits, w.Output, r.x)
+	w.Classifier.MulVec(r.logits, r.x)
 	r.pos++
 	return r.logits, nil
 }

@@ -6,7 +6,9 @@ import (
 	"github.com/kvscope/kvscope/core/model/gguf"
 )
 
-// Layer holds one transformer block's weights. Matrices are row-major [out][in].
+// Layer holds one transformer block's weights. Matrices are row-major
+// [out][in]. The float32 slices are nil for matrices kept quantized (see
+// Options.KeepQuantized); Mats holds every matrix as the kernels read it.
 type Layer struct {
 	AttnNorm []float32 // (dim)
 	Wq       []float32 // (heads*headDim, dim)
@@ -17,57 +19,137 @@ type Layer struct {
 	WGate    []float32 // (hidden, dim)
 	WUp      []float32 // (hidden, dim)
 	WDown    []float32 // (dim, hidden)
+	Mats     LayerMats
 }
 
-// Weights holds all parameters of a Llama model as float32.
+// LayerMats holds a layer's matrices as the forward pass reads them: views
+// of the float32 slices, or the file's Q8_0 and Q4_0 blocks.
+type LayerMats struct {
+	Wq, Wk, Wv, Wo, WGate, WUp, WDown Matrix
+}
+
+// Weights holds all parameters of a Llama model.
 type Weights struct {
-	TokenEmbedding []float32 // (vocab, dim)
+	TokenEmbedding []float32 // (vocab, dim); nil when kept quantized
 	Layers         []Layer
 	OutputNorm     []float32 // (dim)
 	// Output is the classifier (vocab, dim); it aliases TokenEmbedding when the
-	// file has no output.weight (tied embeddings).
+	// file has no output.weight (tied embeddings). Nil when kept quantized.
 	Output []float32
+	// Embedding and Classifier are the token embedding and the classifier
+	// as the forward pass reads them (the same Matrix when tied).
+	Embedding, Classifier Matrix
+}
+
+// Bytes returns the bytes the weights hold in memory: every matrix (tied
+// ones once) and norm.
+func (w *Weights) Bytes() int64 {
+	n := w.Embedding.Bytes() + 4*int64(len(w.OutputNorm))
+	if !w.Classifier.sharesWith(&w.Embedding) {
+		n += w.Classifier.Bytes()
+	}
+	for i := range w.Layers {
+		l := &w.Layers[i]
+		n += 4 * int64(len(l.AttnNorm)+len(l.FFNNorm))
+		for _, m := range []*Matrix{&l.Mats.Wq, &l.Mats.Wk, &l.Mats.Wv, &l.Mats.Wo, &l.Mats.WGate, &l.Mats.WUp, &l.Mats.WDown} {
+			n += m.Bytes()
+		}
+	}
+	return n
+}
+
+// Options controls how a model is loaded.
+type Options struct {
+	// KeepQuantized keeps Q8_0 and Q4_0 matrices in their blocks (about 1.1
+	// and 0.6 bytes per weight instead of 4), with dot products computed on
+	// the blocks; their float32 slices in Layer and Weights are then nil.
+	// Other types (F32, F16, BF16) are always widened to float32.
+	KeepQuantized bool
 }
 
 // loadWeights reads and decodes every tensor, checking each shape against c.
-func loadWeights(f *gguf.File, c Config) (Weights, error) {
+func loadWeights(f *gguf.File, c Config, opts Options) (Weights, error) {
 	var err error
-	read := func(name string, dims ...int) []float32 {
+	mat := func(name string, rows, cols int) (Matrix, []float32) {
+		if err != nil {
+			return Matrix{}, nil
+		}
+		var m Matrix
+		m, err = readMatrix(f, name, rows, cols, opts.KeepQuantized)
+		return m, m.F
+	}
+	vec := func(name string, n int) []float32 {
 		if err != nil {
 			return nil
 		}
 		var x []float32
-		x, err = readTensor(f, name, dims...)
+		x, err = readTensor(f, name, n)
 		return x
 	}
 	var w Weights
-	w.TokenEmbedding = read("token_embd.weight", c.Dim, c.Vocab)
-	w.OutputNorm = read("output_norm.weight", c.Dim)
+	w.Embedding, w.TokenEmbedding = mat("token_embd.weight", c.Vocab, c.Dim)
+	w.OutputNorm = vec("output_norm.weight", c.Dim)
 	if _, ok := f.Tensor("output.weight"); ok {
-		w.Output = read("output.weight", c.Dim, c.Vocab)
+		w.Classifier, w.Output = mat("output.weight", c.Vocab, c.Dim)
 	} else {
-		w.Output = w.TokenEmbedding
+		w.Classifier, w.Output = w.Embedding, w.TokenEmbedding
 	}
 	w.Layers = make([]Layer, c.Layers)
 	for i := range w.Layers {
 		l := &w.Layers[i]
 		p := fmt.Sprintf("blk.%d.", i)
-		l.AttnNorm = read(p+"attn_norm.weight", c.Dim)
-		l.Wq = read(p+"attn_q.weight", c.Dim, c.Heads*c.HeadDim)
-		l.Wk = read(p+"attn_k.weight", c.Dim, c.KVDim())
-		l.Wv = read(p+"attn_v.weight", c.Dim, c.KVDim())
-		l.Wo = read(p+"attn_output.weight", c.Heads*c.HeadDim, c.Dim)
-		l.FFNNorm = read(p+"ffn_norm.weight", c.Dim)
-		l.WGate = read(p+"ffn_gate.weight", c.Dim, c.Hidden)
-		l.WUp = read(p+"ffn_up.weight", c.Dim, c.Hidden)
-		l.WDown = read(p+"ffn_down.weight", c.Hidden, c.Dim)
+		m := &l.Mats
+		l.AttnNorm = vec(p+"attn_norm.weight", c.Dim)
+		m.Wq, l.Wq = mat(p+"attn_q.weight", c.Heads*c.HeadDim, c.Dim)
+		m.Wk, l.Wk = mat(p+"attn_k.weight", c.KVDim(), c.Dim)
+		m.Wv, l.Wv = mat(p+"attn_v.weight", c.KVDim(), c.Dim)
+		m.Wo, l.Wo = mat(p+"attn_output.weight", c.Dim, c.Heads*c.HeadDim)
+		l.FFNNorm = vec(p+"ffn_norm.weight", c.Dim)
+		m.WGate, l.WGate = mat(p+"ffn_gate.weight", c.Hidden, c.Dim)
+		m.WUp, l.WUp = mat(p+"ffn_up.weight", c.Hidden, c.Dim)
+		m.WDown, l.WDown = mat(p+"ffn_down.weight", c.Dim, c.Hidden)
 	}
 	return w, err
+}
+
+// readMatrix reads the named [rows][cols] matrix (dims cols, rows in the
+// file): kept in its Q8_0 or Q4_0 blocks when quantized is set and the
+// file stores it so, else decoded to float32.
+func readMatrix(f *gguf.File, name string, rows, cols int, quantized bool) (Matrix, error) {
+	t, err := tensorInfo(f, name, cols, rows)
+	if err != nil {
+		return Matrix{}, err
+	}
+	if quantized && (t.Type == gguf.TypeQ8_0 || t.Type == gguf.TypeQ4_0) {
+		raw, err := f.ReadBytes(t)
+		if err != nil {
+			return Matrix{}, fmt.Errorf("model: %w", err)
+		}
+		return newQuantMatrix(t.Type, rows, cols, raw), nil
+	}
+	x, err := readTensor(f, name, cols, rows)
+	if err != nil {
+		return Matrix{}, err
+	}
+	return Matrix{Rows: rows, Cols: cols, Type: gguf.TypeF32, F: x}, nil
 }
 
 // readTensor decodes the named tensor after checking that its dimensions
 // (innermost first) are exactly dims.
 func readTensor(f *gguf.File, name string, dims ...int) ([]float32, error) {
+	if _, err := tensorInfo(f, name, dims...); err != nil {
+		return nil, err
+	}
+	x, err := f.ReadFloat32(name)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return x, nil
+}
+
+// tensorInfo returns the named tensor's description after checking that its
+// dimensions (innermost first) are exactly dims.
+func tensorInfo(f *gguf.File, name string, dims ...int) (*gguf.TensorInfo, error) {
 	t, ok := f.Tensor(name)
 	if !ok {
 		return nil, fmt.Errorf("model: tensor %s missing", name)
@@ -83,9 +165,5 @@ func readTensor(f *gguf.File, name string, dims ...int) ([]float32, error) {
 		}
 		return nil, fmt.Errorf("model: tensor %s has shape %s, config needs %s", name, gguf.DimsString(t.Dims), gguf.DimsString(want))
 	}
-	x, err := f.ReadFloat32(name)
-	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
-	}
-	return x, nil
+	return t, nil
 }

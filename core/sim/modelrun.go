@@ -116,6 +116,7 @@ type ModelRun struct {
 	cache  *ModelCache
 	tap    *tapCache
 	ref    *model.Runner // uncompressed, free-running
+	refFC  *model.FullCache
 	test   *model.Runner // compressed, free-running
 	shadow *model.Runner // uncompressed, fed the compressed text
 
@@ -166,7 +167,7 @@ func NewModelRun(m *model.Model, cfg Config, prompt string, maxTokens int, repos
 	}
 	cache.ref = tap
 	r := &ModelRun{m: m, cfg: cache.cfg, cache: cache, tap: tap, prompt: toks, maxTokens: maxTokens, diverge: -1,
-		ref: m.NewRunner(full), test: m.NewRunner(cache), shadow: m.NewRunner(tap)}
+		ref: m.NewRunner(full), refFC: full, test: m.NewRunner(cache), shadow: m.NewRunner(tap)}
 	r.refToks = make([]int, 0, maxTokens)
 	r.testToks = make([]int, 0, maxTokens)
 	r.pieces = make([]string, 0, maxTokens)
@@ -190,7 +191,11 @@ func (r *ModelRun) Cache() *ModelCache { return r.cache }
 
 // Step feeds one token to each cache: the next prompt token, then each
 // run's own greedy choice. It returns false when maxTokens are fed, both
-// texts have ended (EOS), or after an error.
+// texts have ended (EOS), or after an error. While the two texts agree,
+// the uncompressed run and the shadow read the same tokens through the
+// same arithmetic, so the shadow's pass serves both: the uncompressed
+// run's cache is copied from the shadow's when the texts part (the same
+// results, two forward passes per token instead of three until then).
 func (r *ModelRun) Step() bool {
 	pos := len(r.testToks)
 	if r.err != nil || pos >= r.maxTokens {
@@ -217,9 +222,20 @@ func (r *ModelRun) Step() bool {
 			r.steps++
 			r.klSum += kl
 			r.kls = append(r.kls, kl)
-			var c []float32
-			if c, err = r.ref.Forward(refTok); err == nil {
-				r.refNext = model.Argmax(c)
+			if r.diverge < 0 && refTok == testTok {
+				r.refNext = model.Argmax(a) // the shadow's pass is the uncompressed run's
+			} else {
+				if r.ref.Pos() < pos { // the texts part here: take up the shared history
+					if err = r.refFC.CopyFrom(r.tap.full, pos); err == nil {
+						err = r.ref.Seek(pos)
+					}
+				}
+				var c []float32
+				if err == nil {
+					if c, err = r.ref.Forward(refTok); err == nil {
+						r.refNext = model.Argmax(c)
+					}
+				}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -210,5 +211,43 @@ func TestModelPerplexityAtContextLength(t *testing.T) {
 		if _, _, err := PerplexityTokens(m, cfg, bad, false); err == nil {
 			t.Errorf("%d tokens accepted for a %d-token context", len(bad), n)
 		}
+	}
+}
+
+// The uncompressed text is the model's plain greedy continuation even
+// after the compressed text parts from it (the uncompressed run shares
+// the shadow's passes until then and takes over its cache at the split).
+func TestModelRunUncompressedIsGreedy(t *testing.T) {
+	m := loadModel(t)
+	cfg := DefaultConfig()
+	cfg.Policy, cfg.Sink, cfg.Recent, cfg.Heavy, cfg.Bits = "window", 0, 4, 0, 32
+	r := runModel(t, m, cfg, "Once upon a time", 120, false)
+	full, comp := r.Tokens()
+	if r.Snapshot(0).Text.Diverge < 0 {
+		t.Fatal("the texts never parted")
+	}
+	fc, err := model.NewFullCache(m.Config, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := m.Tokenizer.Encode("Once upon a time", true, false)
+	want, err := m.NewRunner(fc).Generate(prompt, model.GenerateOptions{MaxTokens: 120 - len(prompt), IgnoreEOS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(full[len(prompt):], want) {
+		t.Fatalf("uncompressed run %v\ngreedy decoding %v", full[len(prompt):], want)
+	}
+	// The compressed text is its own cache's greedy continuation too.
+	mc, err := NewModelCache(m.Config, cfg, 120, len(prompt), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.NewRunner(mc).Generate(prompt, model.GenerateOptions{MaxTokens: 120 - len(prompt), IgnoreEOS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(comp[len(prompt):], got) {
+		t.Fatalf("compressed run %v\ngreedy decoding %v", comp[len(prompt):], got)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/model/gguf"
-	"github.com/kvscope/kvscope/core/model/internal/ggufwrite"
+	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
 
 // allTypesKVs returns one metadata entry of every value type, including arrays of
@@ -119,6 +119,8 @@ func TestReadFloat32(t *testing.T) {
 		{"F16", ggufwrite.F16("t", x, 16, 4), 0},
 		{"BF16", ggufwrite.Tensor{Name: "t", Dims: []uint64{64}, Type: gguf.TypeBF16, Data: bf}, 0},
 		{"Q8_0", ggufwrite.Q8_0("t", x, 32, 2), 4.0 / 127},
+		{"Q4_0", ggufwrite.Q4_0("t", x, 32, 2), 4.0 / 8},
+		{"BF16 writer", ggufwrite.BF16("t", x, 64), 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,7 +148,7 @@ func TestReadFloat32(t *testing.T) {
 func TestReadFloat32Errors(t *testing.T) {
 	data := ggufwrite.Encode(2, nil, []ggufwrite.Tensor{
 		ggufwrite.F32("f", []float32{1, 2}, 2),
-		{Name: "q4", Dims: []uint64{32}, Type: gguf.TypeQ4_0, Data: make([]byte, 18)},
+		{Name: "q4", Dims: []uint64{32}, Type: gguf.TypeQ4_1, Data: make([]byte, 20)},
 	})
 	f, err := gguf.Load(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -156,7 +158,7 @@ func TestReadFloat32Errors(t *testing.T) {
 		t.Errorf("missing tensor: err = %v", err)
 	}
 	if _, err := f.ReadFloat32("q4"); err == nil || !strings.Contains(err.Error(), "cannot decode") {
-		t.Errorf("Q4_0: err = %v", err)
+		t.Errorf("Q4_1: err = %v", err)
 	}
 	ti, _ := f.Tensor("f")
 	if err := f.ReadFloat32Into(ti, make([]float32, 3)); err == nil {
@@ -358,5 +360,69 @@ func TestRealModel(t *testing.T) {
 	}
 	if _, err := f.ReadFloat32("token_embd.weight"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDequantizeBlocks decodes one block of each type written by hand:
+// the bytes below are the formats' definitions, not the writer's output.
+func TestDequantizeBlocks(t *testing.T) {
+	f16 := func(bits ...uint16) []byte {
+		var b []byte
+		for _, x := range bits {
+			b = binary.LittleEndian.AppendUint16(b, x)
+		}
+		return b
+	}
+	// Q8_0: scale 0.5 (F16 0x3800), quants 0, 1, −1, 127, −128, then 2, 3, ….
+	q8 := f16(0x3800)
+	q8 = append(q8, 0, 1, 0xFF, 127, 0x80)
+	want8 := []float32{0, 0.5, -0.5, 63.5, -64}
+	for j := 5; j < 32; j++ {
+		q8 = append(q8, byte(j-3))
+		want8 = append(want8, 0.5*float32(j-3))
+	}
+	// Q4_0: scale 2 (F16 0x4000); byte j holds quant j (low nibble) and
+	// quant j+16 (high nibble); x = 2·(q − 8).
+	q4 := f16(0x4000)
+	want4 := make([]float32, 32)
+	for j := range 16 {
+		lo, hi := byte(j), byte(15-j)
+		q4 = append(q4, hi<<4|lo)
+		want4[j], want4[j+16] = 2*float32(int(lo)-8), 2*float32(int(hi)-8)
+	}
+	if want4[0] != -16 || want4[15] != 14 || want4[16] != 14 || want4[31] != -16 {
+		t.Fatalf("hand-computed Q4_0 block is off: %v", want4)
+	}
+	// F16: 1, −2, 0.5, 65504 (largest), 2^−24 (smallest subnormal), −0.
+	// BF16: the top half of the float32 bits: 1, −2, 3.140625, 1e38-ish.
+	tests := []struct {
+		name string
+		typ  gguf.TensorType
+		n    uint64
+		data []byte
+		want []float32
+	}{
+		{"F16", gguf.TypeF16, 6, f16(0x3C00, 0xC000, 0x3800, 0x7BFF, 0x0001, 0x8000), []float32{1, -2, 0.5, 65504, 0x1p-24, 0}},
+		{"BF16", gguf.TypeBF16, 4, f16(0x3F80, 0xC000, 0x4049, 0x7E96), []float32{1, -2, 3.140625, math.Float32frombits(0x7E960000)}},
+		{"Q8_0", gguf.TypeQ8_0, 32, q8, want8},
+		{"Q4_0", gguf.TypeQ4_0, 32, q4, want4},
+	}
+	for _, tc := range tests {
+		data := ggufwrite.Encode(2, nil, []ggufwrite.Tensor{{Name: "t", Dims: []uint64{tc.n}, Type: tc.typ, Data: tc.data}})
+		f, err := gguf.Load(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(tc.name, err)
+		}
+		got, err := f.ReadFloat32("t")
+		if err != nil {
+			t.Fatal(tc.name, err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+		ti, _ := f.Tensor("t")
+		if raw, err := f.ReadBytes(ti); err != nil || !bytes.Equal(raw, tc.data) {
+			t.Errorf("%s: ReadBytes %v, %v", tc.name, raw, err)
+		}
 	}
 }

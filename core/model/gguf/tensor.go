@@ -12,8 +12,8 @@ import (
 // TensorType is the element type of a tensor (ggml's type numbering).
 type TensorType uint32
 
-// Tensor types whose sizes the loader knows. ReadFloat32 decodes F32, F16, BF16
-// and Q8_0; the others can be listed and sized but not decoded.
+// Tensor types whose sizes the loader knows. ReadFloat32 decodes F32, F16, BF16,
+// Q8_0 and Q4_0; the others can be listed and sized but not decoded.
 const (
 	TypeF32  TensorType = 0
 	TypeF16  TensorType = 1
@@ -139,10 +139,9 @@ func (f *File) ReadFloat32Into(t *TensorInfo, dst []float32) error {
 	if uint64(len(dst)) != t.NumElements() {
 		return fmt.Errorf("gguf: tensor %q has %d elements, destination %d", t.Name, t.NumElements(), len(dst))
 	}
-	nb := t.NumBytes()
-	raw := make([]byte, nb)
-	if _, err := f.r.ReadAt(raw, f.DataOffset+int64(t.Offset)); err != nil {
-		return fmt.Errorf("gguf: reading tensor %q: %w", t.Name, err)
+	raw, err := f.ReadBytes(t)
+	if err != nil {
+		return err
 	}
 	switch t.Type {
 	case TypeF32:
@@ -166,10 +165,31 @@ func (f *File) ReadFloat32Into(t *TensorInfo, dst []float32) error {
 				dst[32*b+j] = d * float32(int8(blk[2+j]))
 			}
 		}
+	case TypeQ4_0:
+		// Blocks of 18 bytes: an F16 scale d, then 16 bytes whose low nibbles
+		// are quants 0–15 and high nibbles quants 16–31; x = d*(q−8).
+		for b := 0; b < len(dst)/32; b++ {
+			blk := raw[18*b : 18*b+18]
+			d := float16.Frombits(binary.LittleEndian.Uint16(blk)).Float32()
+			for j, q := range blk[2:18] {
+				dst[32*b+j] = d * float32(int(q&15)-8)
+				dst[32*b+j+16] = d * float32(int(q>>4)-8)
+			}
+		}
 	default:
 		return fmt.Errorf("gguf: tensor %q: cannot decode type %v to float32", t.Name, t.Type)
 	}
 	return nil
+}
+
+// ReadBytes returns tensor t's data as stored in the file (NumBytes bytes),
+// read in one call to the underlying io.ReaderAt into a new slice.
+func (f *File) ReadBytes(t *TensorInfo) ([]byte, error) {
+	raw := make([]byte, t.NumBytes())
+	if _, err := f.r.ReadAt(raw, f.DataOffset+int64(t.Offset)); err != nil {
+		return nil, fmt.Errorf("gguf: reading tensor %q: %w", t.Name, err)
+	}
+	return raw, nil
 }
 
 // DimsString formats dimensions as "[64 512]" for error messages.

@@ -1,5 +1,9 @@
-// Package ggufwrite encodes small GGUF files for tests of the loader and of the
-// model: it writes exactly the layout that package gguf reads, versions 1 to 3.
+// Package ggufwrite encodes GGUF files for tests and benchmarks of kvscope's
+// loader and model: it writes exactly the layout that package gguf reads,
+// versions 1 to 3, and synthesizes whole llama models with seeded random
+// weights (Llama, Stories15M), since no real weights of the larger shapes
+// ship with the project. Its functions panic on values they cannot encode
+// (test helpers).
 package ggufwrite
 
 import (
@@ -59,6 +63,51 @@ func Q8_0(name string, x []float32, dims ...uint64) Tensor {
 	return Tensor{Name: name, Dims: dims, Type: gguf.TypeQ8_0, Data: b}
 }
 
+// BF16 returns a tensor of type BF16 holding x rounded to bfloat16 (the top
+// 16 bits of the float32, rounded to nearest even; NaN stays NaN).
+func BF16(name string, x []float32, dims ...uint64) Tensor {
+	b := make([]byte, 2*len(x))
+	for i, v := range x {
+		u := math.Float32bits(v)
+		if v != v {
+			u |= 1 << 22 // keep a quiet NaN after truncation
+		} else {
+			u += 0x7FFF + (u>>16)&1
+		}
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(u>>16))
+	}
+	return Tensor{Name: name, Dims: dims, Type: gguf.TypeBF16, Data: b}
+}
+
+// Q4_0 returns a tensor of type Q4_0 holding x quantized in blocks of 32
+// (len(x) must be a multiple of 32) as llama.cpp does: the scale d is the
+// block's value of largest magnitude divided by −8, each quant is
+// min(15, ⌊x/d + 8.5⌋), and byte j holds quant j in its low nibble and
+// quant j+16 in its high nibble.
+func Q4_0(name string, x []float32, dims ...uint64) Tensor {
+	b := make([]byte, 0, len(x)/32*18)
+	for blk := 0; blk+32 <= len(x); blk += 32 {
+		xs := x[blk : blk+32]
+		var amax, mx float32
+		for _, v := range xs {
+			if a := float32(math.Abs(float64(v))); a > amax {
+				amax, mx = a, v
+			}
+		}
+		d := mx / -8
+		var id float32
+		if d != 0 {
+			id = 1 / d
+		}
+		b = binary.LittleEndian.AppendUint16(b, float16.Fromfloat32(d).Bits())
+		q := func(v float32) byte { return byte(min(15, int8(v*id+8.5))) }
+		for j := range 16 {
+			b = append(b, q(xs[j])|q(xs[j+16])<<4)
+		}
+	}
+	return Tensor{Name: name, Dims: dims, Type: gguf.TypeQ4_0, Data: b}
+}
+
 // Encode returns a GGUF file of the given version (1, 2 or 3). The alignment is
 // taken from a general.alignment entry in kvs if present, else
 // gguf.DefaultAlignment. Tensors are laid out in order, each aligned. Values must
@@ -73,6 +122,11 @@ func Encode(version uint32, kvs []gguf.KV, tensors []Tensor) []byte {
 			align = uint64(a)
 		}
 	}
+	size := uint64(1 << 20) // the header, generously
+	for _, t := range tensors {
+		size += uint64(len(t.Data)) + align
+	}
+	w.b = make([]byte, 0, size)
 	w.b = append(w.b, gguf.Magic...)
 	w.u32(version)
 	w.count(len(tensors))
