@@ -220,3 +220,44 @@ func TestWorkerModelMode(t *testing.T) {
 		}
 	}
 }
+
+// The chart draws a sweep as the page will (static/chart.js under Node
+// with a minimal DOM): a curve per policy, a point per row labelled with
+// the engine's numbers, the current setting highlighted, clicks picking a
+// setting (testdata/chart_test.js).
+func TestChart(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found")
+	}
+	base := sim.DefaultConfig()
+	base.Tokens = 64
+	g := sim.Grid{Budgets: []int{4, 16, 64}, Sink: 4, Storage: []sim.StorageVariant{{Bits: 8, Granularity: "token"}, {Bits: 2, Granularity: "kivi"}}}
+	var rows []sim.Row
+	if err := sim.Sweep(context.Background(), base, g, nil, func(r sim.Row) error { rows = append(rows, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	model := []sim.Row{
+		{Index: 0, Policy: "window", Recent: 8, Bits: 32, Granularity: "token", Bytes: 10880, FullBytes: 64000, Ratio: 5.9, Mass: 0.5, Top1: 0.86, NextKL: 0.14, PPL: 1.85, PPLFull: 1.58},
+		{Index: 1, Policy: "window", Recent: 64, Bits: 32, Granularity: "token", Bytes: 40000, FullBytes: 64000, Ratio: 1.6, Mass: 0.9, Top1: 0.98, NextKL: 0.01, PPL: 1.6, PPLFull: 1.58},
+	}
+	dir := t.TempDir()
+	files := map[string]any{"rows.json": rows, "model.json": model}
+	for name, v := range files {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chart, err := filepath.Abs("../../static/chart.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(node, "testdata/chart_test.js", chart, filepath.Join(dir, "rows.json"), filepath.Join(dir, "model.json")).CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("ok")) {
+		t.Fatalf("chart: %v\n%s", err, out)
+	}
+}
