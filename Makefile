@@ -77,6 +77,7 @@ WASM_EXEC_OPT := node --no-liftoff --stack-size=8192 $(GOROOT)/lib/wasm/wasm_exe
 bench-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench='BenchmarkStep$$' -benchtime=1000x -count=2 ./core/sim
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench=Seed000 -benchtime=2000x -count=3 ./core/kv
+	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench='BenchmarkSweep' -benchtime=1x -count=2 ./core/sim
 
 # The README's picture of the page, taken by the browser tests' harness.
 screenshot: chromium build model

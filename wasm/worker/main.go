@@ -169,9 +169,10 @@ func (w *worker) start(id int, job func(context.Context) error) {
 }
 
 // pause lets the worker's event loop run (and a cancel message arrive)
-// when the job has held it for 25 ms.
+// when the job has held it for 100 ms (a cancel waits at most about a
+// row more; each pause costs a timer tick, up to 4 ms).
 func (w *worker) pause() {
-	if time.Since(w.yield) > 25*time.Millisecond {
+	if time.Since(w.yield) > 100*time.Millisecond {
 		time.Sleep(time.Millisecond)
 		w.yield = time.Now()
 	}
