@@ -19,10 +19,15 @@ GO_SOURCES   := $(shell find core viz wasm -name '*.go' 2>/dev/null) go.mod go.s
 
 all: build
 
-build: static/main.wasm static/wasm_exec.js
+build: static/main.wasm static/wasm_exec.js static/worker.wasm
 
 static/main.wasm: $(GO_SOURCES)
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $@ ./wasm
+
+# The sweep worker: the core engine without drawing, run by
+# static/sweep-worker.js in a Web Worker for the memory-versus-fidelity chart.
+static/worker.wasm: $(GO_SOURCES)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $@ ./wasm/worker
 
 static/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
 	cp $< $@
@@ -40,10 +45,11 @@ vet:
 	@unformatted=$$(gofmt -l core viz wasm); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet $(PURE_PKGS)
 	GOOS=js GOARCH=wasm $(GO) vet $(JS_PKGS)
-	$(GO) vet ./wasm/serve ./wasm/e2e
+	$(GO) vet ./wasm/serve ./wasm/e2e ./wasm/worker
 
 test-native:
 	$(GO) test -count=1 $(PURE_PKGS)
+	$(GO) test -count=1 ./wasm/worker
 
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" $(PURE_PKGS)
@@ -71,10 +77,11 @@ WASM_EXEC_OPT := node --no-liftoff --stack-size=8192 $(GOROOT)/lib/wasm/wasm_exe
 bench-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench='BenchmarkStep$$' -benchtime=1000x -count=2 ./core/sim
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench=Seed000 -benchtime=2000x -count=3 ./core/kv
+	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench='BenchmarkSweep' -benchtime=1x -count=2 ./core/sim
 
 # The README's picture of the page, taken by the browser tests' harness.
 screenshot: chromium build model
 	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_SCREENSHOT=$(CURDIR)/static/screenshot.png $(GO) test -count=1 -run TestScreenshot $(BROWSER_PKGS)
 
 clean:
-	rm -f static/main.wasm static/wasm_exec.js static/*.gguf
+	rm -f static/main.wasm static/worker.wasm static/wasm_exec.js static/*.gguf

@@ -10,31 +10,63 @@ import (
 	"github.com/kvscope/kvscope/core/sim"
 )
 
-// measurePair runs a lesson's state before and after its action.
-func measurePair(t *testing.T, l *Lesson) (before, after Numbers) {
+// measurePair runs a lesson's state before and after its action, reading
+// the synthetic stream from s when it matches (as the page's replays
+// share one recording: the same numbers, computed faster).
+func measurePair(t *testing.T, l *Lesson, s *sim.Stream) (before, after Numbers) {
 	t.Helper()
 	var m *model.Model
 	if l.Model() {
 		m = testmodel.Model(t)
 	}
 	var err error
-	if before, err = Measure(sim.DefaultConfig(), l.Settings, m); err != nil {
+	if before, err = measure(sim.DefaultConfig(), l.Settings, m, s); err != nil {
 		t.Fatal(err)
 	}
-	if after, err = Measure(sim.DefaultConfig(), l.After(), m); err != nil {
+	if after, err = measure(sim.DefaultConfig(), l.After(), m, s); err != nil {
 		t.Fatal(err)
 	}
 	return before, after
+}
+
+// defaultStream records the page's default 512-token stream, which every
+// synthetic lesson decodes.
+func defaultStream(t *testing.T) *sim.Stream {
+	s, err := sim.NewStream(sim.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Measuring over a shared recording gives Measure's numbers.
+func TestMeasureShared(t *testing.T) {
+	l, _ := Get(4)
+	s := defaultStream(t)
+	for range 2 {
+		got, err := measure(sim.DefaultConfig(), l.Settings, nil, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Measure(sim.DefaultConfig(), l.Settings, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("shared %+v, alone %+v", got, want)
+		}
+	}
 }
 
 // Every lesson's claim holds: run through core/sim before and after its
 // action, each measure it teaches moves the way it says, and the claim
 // prints those very numbers with the words their change earned.
 func TestLessonsClaimWhatTheyMeasure(t *testing.T) {
+	s := defaultStream(t)
 	for i := range All() {
 		l := &All()[i]
 		t.Run(l.Slug, func(t *testing.T) {
-			before, after := measurePair(t, l)
+			before, after := measurePair(t, l, s)
 			claim := l.Claim(before, after)
 			t.Logf("lesson %d (%s): %s", l.N, l.Title, claim)
 			if !l.Holds(before, after) {
@@ -74,8 +106,9 @@ func TestChartLessonPicksTheBest(t *testing.T) {
 	// more than the lesson's budget (larger budgets store more still).
 	g := sim.DefaultGrid()
 	g.Budgets = sim.DefaultBudgets(base.Tokens)[:5]
+	s := defaultStream(t)
 	var rows []sim.Row
-	if err := sim.Sweep(context.Background(), base, g, nil, func(r sim.Row) error { rows = append(rows, r); return nil }); err != nil {
+	if err := sim.Sweep(context.Background(), base, g, s, func(r sim.Row) error { rows = append(rows, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
@@ -94,7 +127,7 @@ func TestChartLessonPicksTheBest(t *testing.T) {
 	if best.Policy != want.Policy || best.Sink != want.Sink || best.Recent != want.Recent || best.Heavy != want.Heavy || best.Bits != want.Bits {
 		t.Errorf("the best point within %d bytes is %+v; the lesson asks for %s %d+%d+%d", l.Budget, best, want.Policy, want.Sink, want.Recent, want.Heavy)
 	}
-	before, after := measurePair(t, l)
+	before, after := measurePair(t, l, s)
 	if after.Bytes != best.Bytes || after.Mass != best.Mass {
 		t.Errorf("the lesson measures %d bytes, mass %v; the chart's point %d, %v", after.Bytes, after.Mass, best.Bytes, best.Mass)
 	}

@@ -156,6 +156,13 @@ const (
 // numbers. In real-model mode PPL is the perplexity of the uncompressed
 // continuation under the compressed cache.
 func Measure(base sim.Config, settings []Setting, m *model.Model) (Numbers, error) {
+	return measure(base, settings, m, nil)
+}
+
+// measure is Measure reading the synthetic stream from s when s matches it
+// (the same numbers, with the reference computed once for runs that share
+// s).
+func measure(base sim.Config, settings []Setting, m *model.Model, s *sim.Stream) (Numbers, error) {
 	c, err := Config(base, settings)
 	if err != nil {
 		return Numbers{}, err
@@ -165,7 +172,10 @@ func Measure(base sim.Config, settings []Setting, m *model.Model) (Numbers, erro
 		return Numbers{}, fmt.Errorf("lesson: at=%q is not a step", setting(settings, "at", ""))
 	}
 	if setting(settings, "mode", "synthetic") != "model" {
-		e, err := sim.New(c)
+		if s != nil && !s.Matches(c) {
+			s = nil
+		}
+		e, err := sim.NewShared(c, s)
 		if err != nil {
 			return Numbers{}, err
 		}
@@ -195,9 +205,9 @@ func Measure(base sim.Config, settings []Setting, m *model.Model) (Numbers, erro
 	if r.Err() != nil {
 		return Numbers{}, r.Err()
 	}
-	s := r.Snapshot(0)
-	out := FromSnapshot(s)
-	if _, out.PPL, err = sim.Perplexity(m, c, s.Text.Full, false); err != nil {
+	snap := r.Snapshot(0)
+	out := FromSnapshot(snap)
+	if _, out.PPL, err = sim.Perplexity(m, c, snap.Text.Full, false); err != nil {
 		return Numbers{}, err
 	}
 	return out, nil

@@ -19,8 +19,8 @@ import (
 // width and granularity of Config (GroupSize, Residual and Rank come from
 // the base configuration).
 type StorageVariant struct {
-	Bits        int    // 32, 16, 8, 4, 3 or 2
-	Granularity string // token, group, channel, tensor or kivi
+	Bits        int    `json:"bits"` // 32, 16, 8, 4, 3 or 2
+	Granularity string `json:"gran"` // token, group, channel, tensor or kivi
 }
 
 // Grid is the set of configurations a sweep runs over a base
@@ -44,10 +44,10 @@ type StorageVariant struct {
 //   - full, and any policy whose budget cannot be set, runs once per
 //     storage variant.
 type Grid struct {
-	Policies []string         // policy names; nil: every kv policy (kv.Policies)
-	Budgets  []int            // tokens per head, ascending; nil: DefaultBudgets(tokens)
-	Storage  []StorageVariant // nil: the base configuration's bits and granularity
-	Sink     int              // sink tokens of the policies that keep sinks (fewer when the budget is small)
+	Policies []string         `json:"policies"` // policy names; nil: every kv policy (kv.Policies)
+	Budgets  []int            `json:"budgets"`  // tokens per head, ascending; nil: DefaultBudgets(tokens)
+	Storage  []StorageVariant `json:"storage"`  // nil: the base configuration's bits and granularity
+	Sink     int              `json:"sink"`     // sink tokens of the policies that keep sinks (fewer when the budget is small)
 }
 
 // DefaultSweepSink is the number of sinks DefaultGrid gives the policies
@@ -252,7 +252,8 @@ func (r *Row) setMetrics(hist []Metrics) {
 	r.Mass, r.OutErr, r.KL, r.KErr, r.VErr = m.Mass, m.OutErr, m.KL, m.KErr, m.VErr
 }
 
-// MeanMetrics is the mean of every field over hist, summed in order (zero
+// MeanMetrics is the mean of every field over hist: summed in order, then
+// divided by len(hist), as the command line's summary computes it (zero
 // for an empty hist).
 func MeanMetrics(hist []Metrics) Metrics {
 	var m Metrics
@@ -262,7 +263,8 @@ func MeanMetrics(hist []Metrics) Metrics {
 	if len(hist) == 0 {
 		return m
 	}
-	return m.scale(1 / float64(len(hist)))
+	n := float64(len(hist))
+	return Metrics{m.KErr / n, m.VErr / n, m.OutErr / n, m.Mass / n, m.KL / n, m.Bias / n, m.KMax / n, m.VMax / n}
 }
 
 // RunRow runs p's configuration to its end through an engine reading

@@ -1,0 +1,399 @@
+// kvscope's memory-versus-fidelity chart: the figure every KV-compression
+// paper plots (fidelity against memory, one line per method), drawn in SVG
+// from the sweep rows the worker (sweep-worker.js) posts.
+//
+// API (a global KVChart; also module.exports under Node):
+//
+//   const chart = KVChart.create(el, {onPick, metric, budget});
+//       el:      the element to draw in (its width is used; height 320 px
+//                unless opts.height). The chart owns el's content.
+//       onPick:  called with the setting of a clicked (or Enter-pressed)
+//                point: {policy, sink, recent, heavy, drop, bits, gran} —
+//                the page's link keys.
+//       metric:  the y measure (default 'mass'), see KVChart.METRICS.
+//       budget:  an optional memory budget in bytes, drawn as a line.
+//   chart.setRows(rows)    replaces the points (rows as the worker's
+//                          {type:'row'} messages carry them: policy, budget,
+//                          sink, recent, heavy, drop, bits, gran, bytes,
+//                          full_bytes, ratio, mass, output_error, kl,
+//                          key_error, value_error; real model: top1,
+//                          next_kl, ppl, ppl_full).
+//   chart.addRow(row)      adds one point (while a sweep fills in).
+//   chart.clear()          removes every point.
+//   chart.setCurrent(cfg)  highlights the learner's setting: cfg has the
+//                          settings keys above and, when the page measured
+//                          it, bytes and the metric values (drawn as a star
+//                          where they fall, even off the grid); null clears.
+//   chart.setMetric(name)  chooses y: 'mass', 'output_error', 'kl' and, when
+//                          rows carry them, 'top1', 'next_kl', 'ppl'.
+//   chart.setBudget(bytes) draws (or, with 0, removes) the budget line.
+//   chart.metrics()        the metric names the current rows can show.
+//   chart.rows()           the rows drawn, in the order added.
+//   chart.destroy()        removes the chart from el.
+//
+// x is the stored bytes (everything the cache holds) on a log scale, with
+// the compression ratio against the FP16 history along the top; one curve
+// per eviction policy and storage variant (colour: policy; marker shape:
+// bits and granularity); the uncompressed history is the hollow point at
+// the right. Hovering or focusing a point shows its setting and numbers.
+'use strict';
+
+(function (root) {
+  const SVGNS = 'http://www.w3.org/2000/svg';
+
+  // The y measures: label, which way is better, how to print a value.
+  const pct = (v) => sig(100 * v, 3) + ' %';
+  const METRICS = {
+    mass: {label: 'attention mass kept', better: 'up', format: pct, perfect: 1},
+    output_error: {label: 'output error', better: 'down', format: pct, perfect: 0},
+    kl: {label: 'attention KL (nats)', better: 'down', format: (v) => sig(v, 3), perfect: 0},
+    top1: {label: 'top-1 agreement', better: 'up', format: pct, perfect: 1, model: true},
+    next_kl: {label: 'next-token KL (nats)', better: 'down', format: (v) => sig(v, 3), perfect: 0, model: true},
+    ppl: {label: 'perplexity', better: 'down', format: (v) => sig(v, 3), perfect: null, model: true},
+  };
+
+  // Colour per policy (Okabe–Ito, distinct under colour-vision deficiency),
+  // in kvscope's policy order; policies beyond the list cycle through it.
+  const PALETTE = ['#000000', '#E69F00', '#56B4E9', '#009E73', '#D55E00', '#0072B2', '#CC79A7', '#999933', '#882255', '#44AA99', '#F0E442'];
+  const POLICY_ORDER = ['full', 'window', 'streaming', 'h2o', 'tova', 'knorm', 'chunk', 'random', 'snapkv', 'seed000'];
+  const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'down', 'cross', 'plus'];
+
+  // sig prints v with at most n significant digits, no exponent.
+  function sig(v, n) {
+    if (!isFinite(v)) return '–';
+    if (v === 0) return '0';
+    const d = n - 1 - Math.floor(Math.log10(Math.abs(v)));
+    if (d < 0) return String(Math.round(v / 10 ** -d) * 10 ** -d);
+    return String(Number(v.toFixed(d)));
+  }
+
+  function formatBytes(n) {
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let u = 0;
+    while (n >= 1024 && u < units.length - 1) { n /= 1024; u++; }
+    return u === 0 ? Math.round(n) + ' B' : sig(n, 3) + ' ' + units[u];
+  }
+
+  // settingOf is the page setting a row stands for.
+  function settingOf(r) {
+    return {policy: r.policy, sink: r.sink, recent: r.recent, heavy: r.heavy, drop: r.drop, bits: r.bits, gran: r.gran};
+  }
+
+  function storageKey(r) { return r.bits + ' ' + r.gran; }
+
+  function storageLabel(r) {
+    const b = r.bits === 32 ? 'float32' : r.bits === 16 ? 'FP16' : 'INT' + r.bits;
+    return r.bits >= 16 ? b : b + ' ' + r.gran;
+  }
+
+  // describe is the setting in words.
+  function describe(r) {
+    let s = r.policy;
+    if (r.policy === 'chunk') s += ' dropping ' + sig(100 * r.drop, 3) + ' % per chunk';
+    else if (r.policy === 'window') s += ' of ' + r.recent;
+    else if (r.policy !== 'full') {
+      const parts = [];
+      if (r.sink) parts.push(r.sink + ' sinks');
+      if (r.recent) parts.push(r.recent + ' recent');
+      if (r.heavy) parts.push(r.heavy + ' heavy');
+      if (parts.length) s += ': ' + parts.join(' + ');
+    }
+    return s + ' · ' + storageLabel(r);
+  }
+
+  // sameSetting reports whether a row is the setting cfg names.
+  function sameSetting(r, cfg) {
+    if (!cfg || r.policy !== cfg.policy || r.bits !== Number(cfg.bits) || r.gran !== cfg.gran) return false;
+    if (r.policy === 'full') return true;
+    if (r.policy === 'chunk') return Math.abs(r.drop - Number(cfg.drop)) < 1e-9;
+    if (r.policy === 'window') return r.recent === Number(cfg.recent);
+    return r.sink === Number(cfg.sink) && r.recent === Number(cfg.recent) && r.heavy === Number(cfg.heavy);
+  }
+
+  // byteTicks returns powers of two within [lo, hi] (every second or
+  // fourth one when there would be more than nine).
+  function byteTicks(lo, hi) {
+    const e0 = Math.ceil(Math.log2(lo)), e1 = Math.floor(Math.log2(hi));
+    let step = 1;
+    while ((e1 - e0) / step + 1 > 9) step *= 2;
+    const out = [];
+    for (let e = e0; e <= e1; e += step) out.push(2 ** e);
+    return out;
+  }
+
+  // linTicks returns about n round ticks within [lo, hi].
+  function linTicks(lo, hi, n) {
+    const span = hi - lo || 1;
+    const step0 = span / n;
+    const mag = 10 ** Math.floor(Math.log10(step0));
+    const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= step0);
+    const out = [];
+    for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-12; v += step) out.push(Number(v.toPrecision(12)));
+    return out;
+  }
+
+  // curves groups rows into one polyline per policy and storage, sorted
+  // by bytes.
+  function curves(rows) {
+    const by = new Map();
+    for (const r of rows) {
+      const k = r.policy + '|' + storageKey(r);
+      if (!by.has(k)) by.set(k, {policy: r.policy, storage: storageKey(r), rows: []});
+      by.get(k).rows.push(r);
+    }
+    for (const c of by.values()) c.rows.sort((a, b) => a.bytes - b.bytes);
+    return [...by.values()];
+  }
+
+  function el(tag, attrs, parent) {
+    const e = document.createElementNS(SVGNS, tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+
+  // marker draws a shape of radius s at (x, y).
+  function marker(shape, x, y, s, attrs, parent) {
+    const pts = (list) => list.map(([a, b]) => (x + a * s).toFixed(1) + ',' + (y + b * s).toFixed(1)).join(' ');
+    switch (shape) {
+      case 'square': return el('rect', {x: x - s * 0.85, y: y - s * 0.85, width: 1.7 * s, height: 1.7 * s, ...attrs}, parent);
+      case 'triangle': return el('polygon', {points: pts([[0, -1.1], [1, 0.8], [-1, 0.8]]), ...attrs}, parent);
+      case 'diamond': return el('polygon', {points: pts([[0, -1.2], [1.1, 0], [0, 1.2], [-1.1, 0]]), ...attrs}, parent);
+      case 'down': return el('polygon', {points: pts([[0, 1.1], [1, -0.8], [-1, -0.8]]), ...attrs}, parent);
+      case 'cross': return el('polygon', {points: pts([[-1, -0.6], [-0.6, -1], [0, -0.4], [0.6, -1], [1, -0.6], [0.4, 0], [1, 0.6], [0.6, 1], [0, 0.4], [-0.6, 1], [-1, 0.6], [-0.4, 0]]), ...attrs}, parent);
+      case 'plus': return el('polygon', {points: pts([[-0.35, -1], [0.35, -1], [0.35, -0.35], [1, -0.35], [1, 0.35], [0.35, 0.35], [0.35, 1], [-0.35, 1], [-0.35, 0.35], [-1, 0.35], [-1, -0.35], [-0.35, -0.35]]), ...attrs}, parent);
+    }
+    return el('circle', {cx: x, cy: y, r: s, ...attrs}, parent);
+  }
+
+  function create(container, opts) {
+    opts = opts || {};
+    let rows = [];
+    let metric = METRICS[opts.metric] ? opts.metric : 'mass';
+    let current = null;
+    let budget = opts.budget || 0;
+    let pending = false;
+    const height = opts.height || 320;
+    const colors = new Map();
+    const shapes = new Map();
+
+    container.textContent = '';
+    if (container.style) container.style.position = container.style.position || 'relative';
+    const svg = el('svg', {class: 'kvchart', role: 'img', 'aria-label': 'memory against fidelity'});
+    container.appendChild(svg);
+    const tip = document.createElement('div');
+    tip.className = 'kvchart-tip';
+    tip.setAttribute('role', 'status');
+    tip.style.cssText = 'position:absolute;pointer-events:none;display:none;background:#fff;border:1px solid #888;' +
+      'padding:4px 6px;font:12px system-ui,sans-serif;max-width:260px;white-space:normal;box-shadow:0 1px 4px rgba(0,0,0,.2)';
+    container.appendChild(tip);
+
+    function colorOf(p) {
+      if (!colors.has(p)) {
+        const i = POLICY_ORDER.indexOf(p);
+        colors.set(p, PALETTE[(i >= 0 ? i : POLICY_ORDER.length + colors.size) % PALETTE.length]);
+      }
+      return colors.get(p);
+    }
+    function shapeOf(r) {
+      const k = storageKey(r);
+      if (!shapes.has(k)) shapes.set(k, SHAPES[shapes.size % SHAPES.length]);
+      return shapes.get(k);
+    }
+
+    function value(r, m) {
+      const v = r[m];
+      return typeof v === 'number' && isFinite(v) ? v : null;
+    }
+
+    function showTip(r, x, y, W) {
+      const lines = [describe(r), formatBytes(r.bytes) + ' stored (' + sig(r.ratio || r.full_bytes / r.bytes, 3) + '× smaller than FP16)'];
+      const ms = ['mass', 'output_error', 'kl'].concat(value(r, 'top1') !== null ? ['top1', 'next_kl', 'ppl'] : []);
+      lines.push(ms.filter((k) => value(r, k) !== null).map((k) => (k === metric ? '▸ ' : '') + METRICS[k].label + ' ' + METRICS[k].format(r[k])).join(' · '));
+      tip.textContent = '';
+      for (const l of lines) {
+        const d = document.createElement('div');
+        d.textContent = l;
+        tip.appendChild(d);
+      }
+      tip.style.display = 'block';
+      tip.style.left = Math.max(0, Math.min(x + 12, W - 270)) + 'px';
+      tip.style.top = Math.max(0, y - 10) + 'px';
+    }
+    function hideTip() { tip.style.display = 'none'; }
+
+    function draw() {
+      pending = false;
+      const W = Math.max(280, (container.clientWidth || 640));
+      const H = height;
+      svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+      svg.setAttribute('width', W);
+      svg.setAttribute('height', H);
+      svg.textContent = '';
+      const L = 56, R = 12, T = 34, B = 58;
+      const m = METRICS[metric];
+      const shown = rows.filter((r) => r.bytes > 0 && value(r, metric) !== null);
+      const full = rows.length ? Math.max(...rows.map((r) => r.full_bytes || 0)) : 0;
+      // The uncompressed point: the FP16 history, at perfect fidelity.
+      let perfect = m.perfect;
+      if (metric === 'ppl') {
+        const f = rows.find((r) => r.ppl_full > 0);
+        perfect = f ? f.ppl_full : null;
+      }
+      const xs = shown.map((r) => r.bytes).concat(full > 0 ? [full] : []);
+      if (current && current.bytes > 0) xs.push(current.bytes);
+      let ys = shown.map((r) => r[metric]).concat(perfect !== null ? [perfect] : []);
+      if (current && value(current, metric) !== null) ys.push(current[metric]);
+      if (!xs.length) {
+        el('text', {x: W / 2, y: H / 2, 'text-anchor': 'middle', fill: '#666', 'font-size': 13}, svg).textContent = 'computing the sweep…';
+        return;
+      }
+      const x0 = Math.min(...xs) / 1.25, x1 = Math.max(...xs) * 1.25;
+      let y0 = Math.min(...ys), y1 = Math.max(...ys);
+      if (metric === 'mass' || metric === 'top1') { y0 = Math.min(y0, 0); y1 = 1; }
+      if (m.perfect === 0) y0 = 0;
+      if (y1 - y0 < 1e-9) { y1 = y0 + 1; }
+      const pad = (y1 - y0) * 0.05;
+      if (metric !== 'mass' && metric !== 'top1') y1 += pad;
+      const sx = (v) => L + (Math.log(v) - Math.log(x0)) / (Math.log(x1) - Math.log(x0)) * (W - L - R);
+      const sy = (v) => T + (1 - (v - y0) / (y1 - y0)) * (H - T - B);
+
+      // Axes and grid.
+      const axis = el('g', {class: 'kvchart-axes', 'font-size': 11, fill: '#444'}, svg);
+      for (const v of byteTicks(x0, x1)) {
+        const x = sx(v);
+        el('line', {x1: x, x2: x, y1: T, y2: H - B, stroke: '#e4e4e4'}, axis);
+        el('text', {x: x, y: H - B + 14, 'text-anchor': 'middle'}, axis).textContent = formatBytes(v);
+      }
+      if (full > 0) {
+        for (let k = 1; k <= 1024; k *= 2) {
+          const v = full / k;
+          if (v < x0 || v > x1) continue;
+          el('text', {x: sx(v), y: T - 6, 'text-anchor': 'middle', fill: '#777'}, axis).textContent = k + '×';
+        }
+        el('text', {x: L, y: 12, fill: '#777'}, axis).textContent = 'compression against the FP16 history';
+      }
+      for (const v of linTicks(y0, y1, 5)) {
+        const y = sy(v);
+        el('line', {x1: L, x2: W - R, y1: y, y2: y, stroke: '#e4e4e4'}, axis);
+        el('text', {x: L - 6, y: y + 4, 'text-anchor': 'end'}, axis).textContent = m.format(v);
+      }
+      el('text', {x: (L + W - R) / 2, y: H - B + 30, 'text-anchor': 'middle'}, axis).textContent = 'bytes stored (log scale)';
+      el('text', {x: 12, y: (T + H - B) / 2, 'text-anchor': 'middle', transform: 'rotate(-90 12 ' + (T + H - B) / 2 + ')'}, axis)
+        .textContent = m.label + (m.better === 'up' ? ' ↑ better' : ' ↓ better');
+
+      if (budget > 0 && budget > x0 && budget < x1) {
+        const x = sx(budget);
+        el('line', {class: 'kvchart-budget', x1: x, x2: x, y1: T, y2: H - B, stroke: '#b00', 'stroke-dasharray': '4 3'}, svg);
+        el('text', {x: x + 4, y: H - B - 6, fill: '#b00', 'font-size': 11}, svg).textContent = 'budget ' + formatBytes(budget);
+      }
+
+      // One curve per policy and storage.
+      const cs = curves(shown);
+      const lines = el('g', {class: 'kvchart-curves', fill: 'none', 'stroke-width': 1.5}, svg);
+      for (const c of cs) {
+        if (c.rows.length < 2) continue;
+        const d = c.rows.map((r, i) => (i ? 'L' : 'M') + sx(r.bytes).toFixed(1) + ' ' + sy(r[metric]).toFixed(1)).join(' ');
+        el('path', {d: d, stroke: colorOf(c.policy), 'data-policy': c.policy, 'data-storage': c.storage, class: 'kvchart-curve'}, lines);
+      }
+      // The uncompressed history.
+      if (full > 0 && perfect !== null) {
+        const u = el('circle', {class: 'kvchart-uncompressed', cx: sx(full), cy: sy(perfect), r: 6, fill: '#fff', stroke: '#000', 'stroke-width': 2}, svg);
+        const t = el('title', {}, u);
+        t.textContent = 'uncompressed FP16 history: ' + formatBytes(full);
+      }
+      // Points.
+      const pts = el('g', {class: 'kvchart-points'}, svg);
+      for (const r of shown) {
+        const x = sx(r.bytes), y = sy(r[metric]);
+        const isCur = current && sameSetting(r, current);
+        const p = marker(shapeOf(r), x, y, isCur ? 6 : 4, {
+          fill: colorOf(r.policy), stroke: isCur ? '#000' : '#fff', 'stroke-width': isCur ? 2.5 : 1,
+          class: 'kvchart-point' + (isCur ? ' kvchart-current' : ''), tabindex: 0, role: 'button',
+          'data-index': r.index, 'data-policy': r.policy, 'aria-label': describe(r) + ', ' + formatBytes(r.bytes) + ', ' + m.label + ' ' + m.format(r[metric]),
+          style: 'cursor:pointer',
+        }, pts);
+        const enter = () => showTip(r, x, y, W);
+        p.addEventListener('mouseenter', enter);
+        p.addEventListener('focus', enter);
+        p.addEventListener('mouseleave', hideTip);
+        p.addEventListener('blur', hideTip);
+        p.addEventListener('click', () => opts.onPick && opts.onPick(settingOf(r)));
+        p.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter' || e.key === ' ') {
+            if (e.preventDefault) e.preventDefault();
+            if (opts.onPick) opts.onPick(settingOf(r));
+          }
+        });
+      }
+      // The learner's setting where it was measured, grid or not.
+      if (current && current.bytes > 0 && value(current, metric) !== null) {
+        const x = sx(current.bytes), y = sy(current[metric]);
+        const s = 8;
+        const star = [];
+        for (let i = 0; i < 10; i++) {
+          const a = -Math.PI / 2 + i * Math.PI / 5, rr = i % 2 ? s * 0.45 : s;
+          star.push((x + rr * Math.cos(a)).toFixed(1) + ',' + (y + rr * Math.sin(a)).toFixed(1));
+        }
+        const st = el('polygon', {class: 'kvchart-you', points: star.join(' '), fill: '#ffd400', stroke: '#000', 'stroke-width': 1.5}, svg);
+        el('title', {}, st).textContent = 'your setting: ' + formatBytes(current.bytes) + ', ' + m.label + ' ' + m.format(current[metric]);
+      }
+
+      // Legend: policies (colour), storage (shape).
+      const leg = el('g', {class: 'kvchart-legend', 'font-size': 11, fill: '#333'}, svg);
+      let lx = L, ly = H - 12;
+      const seen = [...new Set(shown.map((r) => r.policy))];
+      for (const p of seen) {
+        el('rect', {x: lx, y: ly - 8, width: 10, height: 10, fill: colorOf(p)}, leg);
+        const t = el('text', {x: lx + 13, y: ly + 1}, leg);
+        t.textContent = p;
+        lx += 18 + 7 * p.length;
+        if (lx > W - 80) { lx = L; ly -= 14; }
+      }
+      const storages = [...new Map(shown.map((r) => [storageKey(r), r])).values()];
+      if (storages.length > 1) {
+        lx += 10;
+        for (const r of storages) {
+          marker(shapeOf(r), lx + 5, ly - 3, 4, {fill: '#666'}, leg);
+          const label = storageLabel(r);
+          el('text', {x: lx + 12, y: ly + 1}, leg).textContent = label;
+          lx += 20 + 6.5 * label.length;
+        }
+      }
+    }
+
+    // Redraws are batched to one per frame while rows stream in.
+    function schedule() {
+      if (pending) return;
+      pending = true;
+      const raf = root.requestAnimationFrame || ((f) => setTimeout(f, 16));
+      raf(draw);
+    }
+
+    const chart = {
+      setRows(rs) { rows = (rs || []).slice(); schedule(); },
+      addRow(r) { rows.push(r); schedule(); },
+      clear() { rows = []; schedule(); },
+      setCurrent(cfg) { current = cfg || null; schedule(); },
+      setMetric(name) {
+        if (!METRICS[name]) throw new Error('KVChart: unknown metric ' + name);
+        metric = name;
+        schedule();
+      },
+      setBudget(b) { budget = Number(b) || 0; schedule(); },
+      metrics() {
+        const model = rows.some((r) => value(r, 'top1') !== null);
+        return Object.keys(METRICS).filter((k) => !METRICS[k].model || model);
+      },
+      rows() { return rows.slice(); },
+      draw,
+      destroy() { container.textContent = ''; },
+    };
+    draw();
+    return chart;
+  }
+
+  const KVChart = {create, METRICS, _internal: {sig, formatBytes, byteTicks, linTicks, curves, sameSetting, describe, settingOf}};
+  if (typeof module !== 'undefined' && module.exports) module.exports = KVChart;
+  root.KVChart = KVChart;
+})(typeof self !== 'undefined' ? self : globalThis);

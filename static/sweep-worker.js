@@ -1,0 +1,81 @@
+// kvscope sweep worker: runs worker.wasm — kvscope's core engine without
+// any drawing (wasm/worker) — in a Web Worker, so the memory-versus-
+// fidelity sweep never stalls the page.
+//
+// Start it beside the page:
+//
+//   const w = new Worker('sweep-worker.js');
+//   w.onmessage = (e) => { /* e.data.type: ready, model, start, row, done, cancelled, sinks, error */ };
+//
+// Messages to the worker (plain objects; the worker answers with plain
+// objects, each carrying the request's id):
+//
+//   {type: 'sweep', id, config, grid, shard, shards, model, text, maxTokens, repos}
+//       config: the base configuration with sim.Config's Go field names
+//       ({Seed, Layers, Heads, KVHeads, HeadDim, Prompt, Tokens, …, Policy,
+//       Sink, Recent, Heavy, …, Bits, Granularity, GroupSize, Residual, Rank,
+//       RefStride}); missing fields take kvscope's defaults.
+//       grid: {policies: [names] | null (every policy), budgets: [tokens] |
+//       null (8 from 2 % to 100 %), storage: [{bits, gran}] | null (config's),
+//       sink: sinks of the policies that keep them (default 4)}.
+//       shard, shards: run only the points whose index % shards == shard,
+//       so several workers can share one sweep.
+//       model: true for real-model mode (load the model first), with text,
+//       maxTokens and repos as the page's real-model settings.
+//     replies {type:'start', id, total, points:[{index, policy, budget, sink,
+//     recent, heavy, drop, bits, gran}]}, then one {type:'row', id, row} per
+//     configuration as it completes (row: index, the settings above, bytes,
+//     full_bytes, ratio, mass, output_error, kl, key_error, value_error and in
+//     model mode top1, next_kl, ppl, ppl_full), then {type:'done', id, rows, ms}.
+//   {type: 'cancel', id}            stops the sweep (reply {type:'cancelled', id}).
+//   {type: 'model', id, url}        fetches and loads a llama GGUF (or {bytes:
+//                                   ArrayBuffer}); reply {type:'model', id, layers, …}.
+//   {type: 'sinks', id, config, text, maxTokens, budget, sink, repos}
+//                                   the attention-sinks figure; reply {type:'sinks',
+//                                   id, tokens, curves:[{label, sink, recent, nll}]}.
+//
+// Errors come back as {type:'error', id, message}. Messages sent before
+// the wasm has started wait for it.
+'use strict';
+
+importScripts('wasm_exec.js');
+
+self.kvscopePost = (json) => self.postMessage(JSON.parse(json));
+
+const ready = (async () => {
+  const go = new Go();
+  const resp = fetch('worker.wasm');
+  let inst;
+  try {
+    inst = await WebAssembly.instantiateStreaming(resp, go.importObject);
+  } catch (err) {
+    // A server without the application/wasm type: compile from bytes.
+    const buf = await (await fetch('worker.wasm')).arrayBuffer();
+    inst = await WebAssembly.instantiate(buf, go.importObject);
+  }
+  go.run(inst.instance); // defines self.kvscopeWorker, posts {type:'ready'}
+})().catch((err) => {
+  self.postMessage({type: 'error', id: 0, message: 'kvscope worker could not start: ' + err});
+  throw err;
+});
+
+self.onmessage = async (e) => {
+  const msg = e.data || {};
+  try {
+    await ready;
+    const {type, ...rest} = msg;
+    if (type === 'model') {
+      let buf = rest.bytes;
+      if (!buf) {
+        const r = await fetch(rest.url);
+        if (!r.ok) throw new Error('fetching ' + rest.url + ': ' + r.status);
+        buf = await r.arrayBuffer();
+      }
+      self.kvscopeWorker.loadModel(new Uint8Array(buf), rest.id || 0);
+      return;
+    }
+    self.kvscopeWorker.handle(String(type), JSON.stringify(rest));
+  } catch (err) {
+    self.postMessage({type: 'error', id: msg.id || 0, message: String(err && err.message || err)});
+  }
+};

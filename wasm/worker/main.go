@@ -1,0 +1,242 @@
+//go:build js && wasm
+
+// Command worker is kvscope's sweep worker: the core engine without any
+// drawing (no Ebiten, no DOM), run in a Web Worker by
+// static/sweep-worker.js so the memory-versus-fidelity sweep never stalls
+// the page. Build it with
+//
+//	GOOS=js GOARCH=wasm go build -trimpath -o static/worker.wasm ./wasm/worker
+//
+// The glue defines kvscopePost(json) before starting the program; the
+// program defines kvscopeWorker with
+//
+//	handle(type, json)   type "sweep": json is a sim.SweepRequest;
+//	                     "cancel": {"id": n};
+//	                     "sinks": a sinksRequest (real-model mode)
+//	loadModel(bytes, id) bytes a Uint8Array of a llama GGUF file
+//
+// and replies through kvscopePost with one JSON object per message:
+//
+//	{"type":"ready"}
+//	{"type":"model","id":n,"layers":…,"heads":…,"kvHeads":…,"headDim":…,"context":…}
+//	{"type":"start","id":n,"total":…,"points":[{index, policy, budget, sink, recent, heavy, drop, bits, gran}…]}
+//	{"type":"row","id":n,"row":{…sim.Row…}}
+//	{"type":"done","id":n,"rows":…,"ms":…}
+//	{"type":"cancelled","id":n}
+//	{"type":"sinks","id":n,"tokens":[…],"curves":[{"label":…,"sink":…,"recent":…,"nll":[…]}…]}
+//	{"type":"error","id":n,"message":…}
+//
+// One job runs at a time: a new sweep cancels the one running. The
+// worker keeps the last stream's recording, so a new sweep over the same
+// stream computes no reference again.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"syscall/js"
+	"time"
+
+	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/sim"
+)
+
+// worker is the state kept between messages.
+type worker struct {
+	stream *sim.Stream   // the last sweep's recording
+	model  *model.Model  // the model for real-model sweeps
+	cancel func()        // stops the running job; nil when idle
+	id     int           // the running job's id
+	done   chan struct{} // closed when the running job has stopped
+	yield  time.Time     // when the job last let the event loop run
+}
+
+func main() {
+	w := &worker{}
+	js.Global().Set("kvscopeWorker", js.ValueOf(map[string]any{
+		"handle": js.FuncOf(func(_ js.Value, args []js.Value) any {
+			if len(args) < 2 {
+				w.post(map[string]any{"type": "error", "message": "handle(type, json) needs two arguments"})
+				return nil
+			}
+			w.handle(args[0].String(), args[1].String())
+			return nil
+		}),
+		"loadModel": js.FuncOf(func(_ js.Value, args []js.Value) any {
+			id := 0
+			if len(args) > 1 {
+				id = args[1].Int()
+			}
+			if len(args) < 1 || args[0].Get("byteLength").IsUndefined() {
+				w.post(map[string]any{"type": "error", "id": id, "message": "loadModel(bytes) needs a Uint8Array"})
+				return nil
+			}
+			b := make([]byte, args[0].Get("byteLength").Int())
+			js.CopyBytesToGo(b, args[0])
+			w.loadModel(b, id)
+			return nil
+		}),
+	}))
+	w.post(map[string]any{"type": "ready"})
+	select {}
+}
+
+// post sends one reply to the page.
+func (w *worker) post(msg map[string]any) {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		b, _ = json.Marshal(map[string]any{"type": "error", "id": msg["id"], "message": "kvscope worker: " + err.Error()})
+	}
+	js.Global().Call("kvscopePost", string(b))
+}
+
+func (w *worker) fail(id int, err error) {
+	w.post(map[string]any{"type": "error", "id": id, "message": err.Error()})
+}
+
+func (w *worker) loadModel(b []byte, id int) {
+	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		w.fail(id, err)
+		return
+	}
+	w.model = m
+	c := m.Config
+	w.post(map[string]any{"type": "model", "id": id, "layers": c.Layers, "heads": c.Heads, "kvHeads": c.KVHeads,
+		"headDim": c.HeadDim, "context": c.ContextLength})
+}
+
+// handle starts or stops a job. Jobs run on their own goroutine, so the
+// worker's event loop stays free to deliver the next message.
+func (w *worker) handle(kind, payload string) {
+	switch kind {
+	case "cancel":
+		var m struct {
+			ID int `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(payload), &m); err != nil {
+			w.fail(0, err)
+			return
+		}
+		if w.cancel != nil && (m.ID == 0 || m.ID == w.id) {
+			w.cancel()
+		}
+	case "sweep":
+		r, err := sim.ParseSweepRequest([]byte(payload))
+		if err != nil {
+			w.fail(0, err)
+			return
+		}
+		w.start(r.ID, func(ctx context.Context) error { return w.sweep(ctx, r) })
+	case "sinks":
+		var r sinksRequest
+		r.Config, r.Sink = sim.DefaultConfig(), sim.DefaultSweepSink
+		d := json.NewDecoder(bytes.NewReader([]byte(payload)))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&r); err != nil {
+			w.fail(0, fmt.Errorf("sinks request: %w", err))
+			return
+		}
+		w.start(r.ID, func(context.Context) error { return w.sinks(r) })
+	default:
+		w.fail(0, fmt.Errorf("unknown message type %q", kind))
+	}
+}
+
+// start cancels the running job, waits for it to stop, and runs job.
+func (w *worker) start(id int, job func(context.Context) error) {
+	prev, prevDone := w.cancel, w.done
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	w.cancel, w.id, w.done = cancel, id, done
+	go func() {
+		defer close(done)
+		if prev != nil {
+			prev()
+			<-prevDone
+		}
+		err := job(ctx)
+		switch {
+		case ctx.Err() != nil:
+			w.post(map[string]any{"type": "cancelled", "id": id})
+		case err != nil:
+			w.fail(id, err)
+		}
+		cancel()
+	}()
+}
+
+// pause lets the worker's event loop run (and a cancel message arrive)
+// when the job has held it for 100 ms (a cancel waits at most about a
+// row more; each pause costs a timer tick, up to 4 ms).
+func (w *worker) pause() {
+	if time.Since(w.yield) > 100*time.Millisecond {
+		time.Sleep(time.Millisecond)
+		w.yield = time.Now()
+	}
+}
+
+// sweep runs a sweep request, posting the points, then each row.
+func (w *worker) sweep(ctx context.Context, r sim.SweepRequest) error {
+	t0 := time.Now()
+	w.yield = t0
+	ps, err := r.Points(w.model)
+	if err != nil {
+		return err
+	}
+	points := make([]map[string]any, len(ps))
+	for i, p := range ps {
+		c := p.Config
+		points[i] = map[string]any{"index": i, "policy": c.Policy, "budget": p.Budget, "sink": c.Sink, "recent": c.Recent,
+			"heavy": c.Heavy, "drop": c.DropShare, "bits": c.Bits, "gran": c.Granularity}
+	}
+	w.post(map[string]any{"type": "start", "id": r.ID, "total": len(ps), "points": points})
+	n := 0
+	s, err := r.Run(ctx, ps, w.stream, w.model, func(row sim.Row) error {
+		n++
+		w.post(map[string]any{"type": "row", "id": r.ID, "row": row})
+		w.pause()
+		return ctx.Err()
+	})
+	if s != nil {
+		w.stream = s
+	}
+	if err != nil {
+		return err
+	}
+	w.post(map[string]any{"type": "done", "id": r.ID, "rows": n, "ms": time.Since(t0).Milliseconds()})
+	return nil
+}
+
+// sinksRequest asks for the attention-sinks figure (sim.SinkFigure).
+type sinksRequest struct {
+	ID        int        `json:"id"`
+	Config    sim.Config `json:"config"`
+	Text      string     `json:"text"`
+	MaxTokens int        `json:"maxTokens"`
+	Budget    int        `json:"budget"`
+	Sink      int        `json:"sink"`
+	Repos     bool       `json:"repos"`
+}
+
+func (w *worker) sinks(r sinksRequest) error {
+	if w.model == nil {
+		return fmt.Errorf("the attention-sinks figure needs a model (loadModel)")
+	}
+	toks, curves, err := sim.SinkFigure(w.model, r.Config, r.Text, r.MaxTokens, r.Budget, r.Sink, r.Repos)
+	if err != nil {
+		return err
+	}
+	pieces := make([]string, len(toks))
+	for i, t := range toks {
+		pieces[i] = w.model.Tokenizer.Piece(t)
+	}
+	out := make([]map[string]any, len(curves))
+	for i, c := range curves {
+		out[i] = map[string]any{"label": c.Label, "sink": c.Config.Sink, "recent": c.Config.Recent, "nll": c.NLL}
+	}
+	w.post(map[string]any{"type": "sinks", "id": r.ID, "tokens": pieces, "curves": out})
+	return nil
+}

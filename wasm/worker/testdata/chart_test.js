@@ -1,0 +1,103 @@
+// Checks static/chart.js under Node with a minimal DOM: node chart_test.js
+// CHART_JS ROWS_JSON MODEL_ROWS_JSON. ROWS_JSON are sweep rows as the
+// worker posts them. Prints "ok" or throws.
+'use strict';
+const fs = require('fs');
+const assert = require('assert');
+const [chartPath, rowsPath, modelRowsPath] = process.argv.slice(2);
+
+class El {
+  constructor(tag) { this.tag = tag; this.attrs = {}; this.children = []; this.listeners = {}; this.style = {}; this.clientWidth = 800; this._text = ''; }
+  setAttribute(k, v) { this.attrs[k] = String(v); }
+  getAttribute(k) { return this.attrs[k]; }
+  appendChild(c) { this.children.push(c); c.parent = this; return c; }
+  addEventListener(t, f) { (this.listeners[t] = this.listeners[t] || []).push(f); }
+  fire(t, e) { for (const f of this.listeners[t] || []) f(e || {}); }
+  set textContent(v) { this.children = []; this._text = String(v); }
+  get textContent() { return this._text + this.children.map((c) => c.textContent).join(''); }
+  set className(v) { this.attrs.class = v; }
+  all(pred, out = []) { if (pred(this)) out.push(this); for (const c of this.children) c.all(pred, out); return out; }
+  byClass(c) { return this.all((e) => (e.attrs.class || '').split(' ').includes(c)); }
+}
+globalThis.document = {createElementNS: (ns, t) => new El(t), createElement: (t) => new El(t)};
+globalThis.requestAnimationFrame = () => {}; // draws are called by hand
+
+const KVChart = require(chartPath);
+const rows = JSON.parse(fs.readFileSync(rowsPath, 'utf8'));
+const modelRows = JSON.parse(fs.readFileSync(modelRowsPath, 'utf8'));
+const root = new El('div');
+const picks = [];
+const chart = KVChart.create(root, {onPick: (s) => picks.push(s)});
+
+// Empty: a message, no points.
+assert.strictEqual(root.byClass('kvchart-point').length, 0);
+
+// Progressive: rows added one by one draw like rows set at once.
+for (const r of rows) chart.addRow(r);
+chart.draw();
+const progressive = root.byClass('kvchart-point').length;
+chart.setRows(rows);
+chart.draw();
+const points = root.byClass('kvchart-point');
+assert.strictEqual(points.length, rows.length, 'one point per row');
+assert.strictEqual(progressive, rows.length);
+
+// One curve per policy and storage with more than one budget.
+const curves = root.byClass('kvchart-curve');
+const keys = new Set(rows.filter((r) => r.policy !== 'full').map((r) => r.policy + '|' + r.bits + ' ' + r.gran));
+assert.strictEqual(curves.length, keys.size, 'curves ' + curves.length + ' want ' + keys.size);
+const policies = new Set(curves.map((c) => c.attrs['data-policy']));
+for (const r of rows) if (r.policy !== 'full') assert.ok(policies.has(r.policy), 'no curve for ' + r.policy);
+assert.strictEqual(root.byClass('kvchart-uncompressed').length, 1, 'the uncompressed point');
+
+// Each point says its numbers: the engine's, as printed.
+const fmt = KVChart.METRICS.mass.format;
+for (const p of points) {
+  const r = rows.find((x) => String(x.index) === p.attrs['data-index']);
+  assert.ok(p.attrs['aria-label'].includes(fmt(r.mass)), p.attrs['aria-label'] + ' lacks ' + fmt(r.mass));
+  assert.ok(p.attrs['aria-label'].includes(KVChart._internal.formatBytes(r.bytes)));
+}
+
+// The current setting is highlighted; the measured one gets a star.
+const cur = rows.find((r) => r.policy === 'h2o');
+chart.setCurrent({...KVChart._internal.settingOf(cur), bytes: cur.bytes, mass: cur.mass});
+chart.draw();
+const hl = root.byClass('kvchart-current');
+assert.strictEqual(hl.length, 1, 'one highlighted point');
+assert.strictEqual(hl[0].attrs['data-index'], String(cur.index));
+assert.strictEqual(root.byClass('kvchart-you').length, 1, 'the star');
+
+// Hover shows the setting and numbers; click and Enter pick the setting.
+const p0 = root.byClass('kvchart-point').find((p) => p.attrs['data-index'] === String(cur.index));
+p0.fire('mouseenter');
+const tip = root.byClass('kvchart-tip')[0];
+assert.strictEqual(tip.style.display, 'block');
+assert.ok(tip.textContent.includes(KVChart._internal.formatBytes(cur.bytes)) && tip.textContent.includes('h2o'), tip.textContent);
+p0.fire('mouseleave');
+assert.strictEqual(tip.style.display, 'none');
+p0.fire('click');
+p0.fire('keydown', {key: 'Enter'});
+assert.deepStrictEqual(picks, [KVChart._internal.settingOf(cur), KVChart._internal.settingOf(cur)]);
+assert.deepStrictEqual(Object.keys(picks[0]).sort(), ['bits', 'drop', 'gran', 'heavy', 'policy', 'recent', 'sink']);
+
+// Metrics: synthetic rows offer three; model rows six; unknown throws.
+assert.deepStrictEqual(chart.metrics(), ['mass', 'output_error', 'kl']);
+chart.setMetric('kl');
+chart.draw();
+assert.ok(root.textContent.includes('attention KL'));
+assert.throws(() => chart.setMetric('bogus'));
+chart.setBudget(cur.bytes * 1.1);
+chart.draw();
+assert.strictEqual(root.byClass('kvchart-budget').length, 1);
+chart.setRows(modelRows);
+assert.deepStrictEqual(chart.metrics(), ['mass', 'output_error', 'kl', 'top1', 'next_kl', 'ppl']);
+chart.setMetric('ppl');
+chart.draw();
+assert.strictEqual(root.byClass('kvchart-point').length, modelRows.length);
+
+// Helpers.
+assert.strictEqual(KVChart._internal.sig(0.12345, 3), '0.123');
+assert.strictEqual(KVChart._internal.formatBytes(36960), '36.1 KiB');
+assert.deepStrictEqual(KVChart._internal.byteTicks(3000, 70000), [4096, 8192, 16384, 32768, 65536]);
+assert.deepStrictEqual(KVChart._internal.byteTicks(1000, 1 << 30).length <= 9, true);
+console.log('ok');
