@@ -54,8 +54,8 @@
 
   // Colour per policy (Okabe–Ito, distinct under colour-vision deficiency),
   // in kvscope's policy order; policies beyond the list cycle through it.
-  const PALETTE = ['#000000', '#E69F00', '#56B4E9', '#009E73', '#D55E00', '#0072B2', '#CC79A7', '#999933', '#882255', '#44AA99', '#F0E442'];
-  const POLICY_ORDER = ['full', 'window', 'streaming', 'h2o', 'tova', 'knorm', 'chunk', 'random', 'snapkv', 'seed000'];
+  const PALETTE = ['#000000', '#E69F00', '#56B4E9', '#009E73', '#D55E00', '#0072B2', '#CC79A7', '#999933', '#882255', '#44AA99', '#F0E442', '#332288', '#117733', '#AA4499'];
+  const POLICY_ORDER = ['full', 'window', 'streaming', 'h2o', 'tova', 'knorm', 'chunk', 'random', 'snapkv', 'seed000', 'expected', 'keydiff', 'duo', 'quest'];
   const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'down', 'cross', 'plus'];
 
   // sig prints v with at most n significant digits, no exponent.

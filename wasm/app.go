@@ -4,6 +4,8 @@ package main
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,6 +68,61 @@ type app struct {
 	runTotal, runPrompt int       // the run's length and prompt (synthetic: A's; model: max tokens and prompt tokens)
 	mdl                 modelSource
 	decode              decodeRate
+	les                 lessonState  // the open guided lesson
+	sweepBase           atomic.Value // string: JSON of what the chart sweeps (see sweepRequest)
+}
+
+// sweepRequest is what the chart's worker sweeps: A's configuration and,
+// in real-model mode, the model run's settings. Key changes whenever the
+// stream (not the compression) changes, so the chart knows to sweep again.
+type sweepRequest struct {
+	Config    sim.Config `json:"config"`
+	Model     bool       `json:"model"`
+	Text      string     `json:"text"`
+	MaxTokens int        `json:"maxTokens"`
+	Repos     bool       `json:"repos"`
+	Key       string     `json:"key"`
+	ModelName string     `json:"modelName"`
+}
+
+// applySettings applies several settings at once, as controls would, the
+// policy first (so that the budget it keeps is then set as given): what a
+// click on a point of the chart does.
+func (a *app) applySettings(kvs map[string]any) {
+	next := a.st
+	keys := make([]string, 0, len(kvs))
+	if _, ok := kvs["policy"]; ok {
+		keys = append(keys, "policy")
+	}
+	for k := range kvs {
+		if k != "policy" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys[min(1, len(keys)):])
+	for _, k := range keys {
+		v := kvs[k]
+		var str string
+		switch v := v.(type) {
+		case string:
+			str = v
+		case float64:
+			str = strconv.FormatFloat(v, 'g', -1, 64)
+		case bool:
+			str = "0"
+			if v {
+				str = "1"
+			}
+		default:
+			continue
+		}
+		if k == "gran" && str == "" {
+			continue
+		}
+		a.addNotices(view.Set(&next, k, str)...)
+	}
+	a.apply(next, a.cur())
+	a.reflect()
 }
 
 type hoverState struct {
@@ -303,6 +360,12 @@ func (a *app) setField(key, value string) {
 	a.addNotices(view.Set(&next, key, value)...)
 	a.apply(next, a.cur())
 	a.reflect()
+	// Another setting moved while a lesson waits for its action: measure
+	// its starting point again, so the claim compares like with like.
+	if a.les.phase == lessonAsking && !a.lessonActionDone() {
+		a.les.phase = lessonSettling
+		a.les.v++
+	}
 }
 
 func (a *app) applyPreset(name string) {

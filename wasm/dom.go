@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall/js"
 
+	"github.com/kvscope/kvscope/core/lesson"
 	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
@@ -194,6 +195,26 @@ func (a *app) initDOM() {
 		a.post(func() { a.setField("seed", v) })
 	})
 	a.on(byID("share"), "click", func(js.Value, []js.Value) { a.post(a.share) })
+	// The guided lessons: the header's button, the card's buttons, and an
+	// offer on a first visit to a plain page (remembered in localStorage).
+	lessonBtn := func(id string, step func() int) {
+		a.on(byID(id), "click", func(js.Value, []js.Value) { a.post(func() { a.openLesson(step()) }) })
+	}
+	lessonBtn("lessons", func() int {
+		if a.les.l != nil {
+			return a.les.l.N
+		}
+		return 1
+	})
+	lessonBtn("lesson-prev", func() int { return max(1, a.les.l.N-1) })
+	lessonBtn("lesson-next", func() int { return min(len(lesson.All()), a.les.l.N+1) })
+	lessonBtn("lesson-close", func() int { return 0 })
+	lessonBtn("offer-start", func() int { byID("offer").Set("hidden", true); return 1 })
+	a.on(byID("offer-no"), "click", func(js.Value, []js.Value) {
+		window.Get("localStorage").Call("setItem", "kvscope.lessons", "declined")
+		byID("offer").Set("hidden", true)
+		a.post(func() { a.layoutDirty = true })
+	})
 	preset := byID("preset")
 	a.on(preset, "change", func(js.Value, []js.Value) {
 		name := preset.Get("value").String()
@@ -607,7 +628,11 @@ func (a *app) writeURL() {
 	if s.Playing || s.At <= a.runPrompt {
 		s.At = 0
 	}
-	window.Get("history").Call("replaceState", nil, "", "#"+view.Encode(&s))
+	link := view.Encode(&s)
+	if a.les.l != nil {
+		link += "&lesson=" + strconv.Itoa(a.les.l.N)
+	}
+	window.Get("history").Call("replaceState", nil, "", "#"+link)
 }
 
 func (a *app) share() {

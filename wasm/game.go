@@ -69,6 +69,7 @@ func (g *game) Update() error {
 		}
 	}
 	a.refresh()
+	a.lessonTick()
 	a.pointer()
 	if a.st.ModelMode() {
 		a.tokenLabels()
@@ -80,6 +81,7 @@ func (g *game) Update() error {
 		a.domV = a.version
 	}
 	a.renderNotices()
+	a.writeLesson()
 	return nil
 }
 

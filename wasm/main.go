@@ -10,9 +10,11 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"github.com/kvscope/kvscope/core/lesson"
 	"github.com/kvscope/kvscope/viz"
 	"github.com/kvscope/kvscope/viz/view"
 )
@@ -66,6 +68,24 @@ func initialLink() string {
 // engines. It runs when the page opens and again whenever the visitor
 // navigates the open tab to another link (hashchange).
 func (a *app) start(link string) {
+	link, n := splitLesson(link)
+	switch {
+	case n == 0:
+		if a.les.l != nil {
+			a.les = lessonState{v: a.les.v + 1}
+		}
+	case a.les.l == nil || a.les.l.N != n || a.les.phase == lessonOff:
+		l, _ := lesson.Get(n)
+		a.les = lessonState{l: l, phase: lessonSettling, v: a.les.v + 1}
+	default:
+		a.les.phase, a.les.claim = lessonSettling, ""
+		a.les.v++
+	}
+	if n > 0 && strings.TrimSpace(link) == "" {
+		// "#lesson=N" alone opens the lesson's own state; a link with more
+		// settings is a lesson shared in progress and keeps them.
+		link = a.les.l.Link()
+	}
 	st, ns := view.Decode(link)
 	a.clearNotices()
 	if len(ns) > 0 {

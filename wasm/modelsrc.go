@@ -21,6 +21,7 @@ const maxModelBytes = 256 << 20
 // known about it.
 type modelSource struct {
 	m         *model.Model // nil until a file loaded
+	raw       []byte       // the file's bytes, for the chart's worker
 	requested bool         // the served copy was asked for
 	loading   bool
 	pendingAt int // step to replay to once the model is loaded
@@ -110,7 +111,7 @@ func (a *app) loadModel(b []byte, name string) {
 		a.addNotices(view.Notice{Msg: "Model file refused: " + err.Error()})
 		return
 	}
-	a.mdl.m, a.mdl.err = m, ""
+	a.mdl.m, a.mdl.err, a.mdl.raw = m, "", b
 	a.mdl.name, a.mdl.size, a.mdl.sha256 = name, len(b), hexSum
 	a.mdl.known = view.IsKnownModel(hexSum)
 	mc := m.Config

@@ -294,7 +294,8 @@ func (a *app) publish() {
 	ps := view.PageState{Ready: a.ready, Step: a.pos(), Tokens: a.runTotal, Playing: a.st.Playing, Compare: a.showB(),
 		Frames: a.frames, Version: a.version, Scale: a.scale, Broken: a.broken, ScaleTxt: a.pg.scales[0].last,
 		UpdMs: a.updMs, DrawMs: a.drawMs, Replay: a.replaying(),
-		Mode: a.st.Mode, Model: a.publicModel(), Text: a.publicText(), StepsPerS: a.decode.perSecond(), RunPrompt: a.runPrompt}
+		Mode: a.st.Mode, Model: a.publicModel(), Text: a.publicText(), StepsPerS: a.decode.perSecond(), RunPrompt: a.runPrompt,
+		Lesson: a.publicLesson()}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	ps.GCs, ps.GCMs, ps.HeapMB = ms.NumGC, float64(ms.PauseTotalNs)/1e6, float64(ms.HeapAlloc)/(1<<20)
@@ -325,7 +326,20 @@ func (a *app) publish() {
 		}
 		a.probes(sd, p.Probes)
 		p.Metrics = sanitize(p.Metrics)
+		p.Mean = sanitize(sim.MeanMetrics(sn.History))
 		ps.Sides = append(ps.Sides, p)
+	}
+	sr := sweepRequest{Config: *a.engConfig(0), Model: a.st.ModelMode(), Text: a.st.Text, MaxTokens: a.st.MaxTok, Repos: a.st.Repos, ModelName: a.mdl.sha256}
+	if !sr.Model {
+		sr.Config = a.st.A
+	}
+	sk := sr.Config
+	sk.Policy, sk.Sink, sk.Recent, sk.Heavy, sk.Bits, sk.Granularity, sk.Shared, sk.DropShare = "", 0, 0, 0, 0, "", false, 0
+	if kb, err := json.Marshal(sk); err == nil {
+		sr.Key = fmt.Sprintf("%s|%v|%s|%d|%v|%s", kb, sr.Model, sr.Text, sr.MaxTokens, sr.Repos, sr.ModelName)
+	}
+	if sb, err := json.Marshal(sr); err == nil {
+		a.sweepBase.Store(string(sb))
 	}
 	b, err := json.Marshal(ps)
 	if err != nil {
@@ -380,6 +394,44 @@ func (a *app) probes(sd *side, out map[string]view.Probe) {
 // JSON (see view.PageState).
 func (a *app) installTestAPI() {
 	kv := js.Global().Get("Object").New()
+	// lesson(n) opens guided lesson n (0 closes the card).
+	kv.Set("lesson", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) > 0 {
+			n := args[0].Int()
+			a.post(func() { a.openLesson(n) })
+		}
+		return nil
+	}))
+	// applySettings(json) applies {key: value, …} as controls would (the
+	// chart's points do this); config() returns what the chart sweeps.
+	kv.Set("applySettings", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) == 0 {
+			return nil
+		}
+		var kvs map[string]any
+		if err := json.Unmarshal([]byte(args[0].String()), &kvs); err != nil {
+			return err.Error()
+		}
+		a.post(func() { a.applySettings(kvs) })
+		return nil
+	}))
+	// modelBytes() returns a copy of the loaded model file (a Uint8Array),
+	// or null: the chart's worker loads the same model.
+	kv.Set("modelBytes", js.FuncOf(func(js.Value, []js.Value) any {
+		raw := a.mdl.raw
+		if raw == nil {
+			return nil
+		}
+		u := js.Global().Get("Uint8Array").New(len(raw))
+		js.CopyBytesToJS(u, raw)
+		return u
+	}))
+	kv.Set("config", js.FuncOf(func(js.Value, []js.Value) any {
+		if v, ok := a.sweepBase.Load().(string); ok {
+			return v
+		}
+		return ""
+	}))
 	kv.Set("state", js.FuncOf(func(js.Value, []js.Value) any {
 		if v, ok := a.public.Load().(string); ok {
 			return v

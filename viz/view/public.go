@@ -26,11 +26,19 @@ type PageState struct {
 	GCMs     float64    `json:"gcMs"`      // their total pause, ms
 	HeapMB   float64    `json:"heapMB"`    // live heap, MiB
 
-	Mode      string    `json:"mode"`      // ModeSynthetic or ModeModel
-	Model     PageModel `json:"model"`     // the real model's file
-	Text      *PageText `json:"text"`      // real-model mode: the two texts; nil otherwise
-	StepsPerS float64   `json:"stepsPerS"` // engine steps per second of stepping time since the engines were last built
-	RunPrompt int       `json:"runPrompt"` // positions of the prompt (real model: BOS + prompt tokens)
+	Mode      string      `json:"mode"`      // ModeSynthetic or ModeModel
+	Model     PageModel   `json:"model"`     // the real model's file
+	Text      *PageText   `json:"text"`      // real-model mode: the two texts; nil otherwise
+	StepsPerS float64     `json:"stepsPerS"` // engine steps per second of stepping time since the engines were last built
+	RunPrompt int         `json:"runPrompt"` // positions of the prompt (real model: BOS + prompt tokens)
+	Lesson    *PageLesson `json:"lesson"`    // the open lesson; nil when none
+}
+
+// PageLesson is the open guided lesson (core/lesson).
+type PageLesson struct {
+	N     int    `json:"n"`     // the lesson's number
+	Phase int    `json:"phase"` // 1 measuring the start, 2 asking, 3 measuring the change, 4 claim shown
+	Claim string `json:"claim"` // the claim written from the measured numbers (phase 4)
 }
 
 // PageSide is one configuration shown.
@@ -43,6 +51,7 @@ type PageSide struct {
 	Evict    int64            `json:"evictBytes"`  // FP16 bytes of what eviction keeps
 	Stored   int64            `json:"storedBytes"` // bytes the cache holds
 	Metrics  sim.Metrics      `json:"metrics"`     // this step's fidelity
+	Mean     sim.Metrics      `json:"mean"`        // the fidelity averaged over the run's reference steps so far (as the chart's rows)
 	CellCSS  float64          `json:"cellCSS"`     // token width on the map, CSS px
 	Columns  int              `json:"columns"`     // columns drawn
 	Probes   map[string]Probe `json:"probes"`      // per role name: a cell drawn alone in its column

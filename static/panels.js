@@ -1,0 +1,166 @@
+// kvscope page panels that live beside the Go program: the first-visit
+// offer of the guided lessons, and the memory-versus-fidelity chart with
+// the sweep worker (sweep-worker.js, worker.wasm) that fills it off the
+// main thread. The Go program exposes window.kvscope: state() and config()
+// as JSON, applySettings(json) and lesson(n).
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+
+  // The offer: a first visit to the plain page (no settings in its link).
+  function offer() {
+    let seen = null;
+    try { seen = localStorage.getItem("kvscope.lessons"); } catch (e) { /* private mode */ }
+    const plain = location.hash.length <= 1 && location.search.length <= 1;
+    if (!seen && plain) $("offer").hidden = false;
+  }
+
+  // The chart. The sweep is split between workers (one per core, up to
+  // four), each running every n-th setting of the grid.
+  const box = $("chartbox");
+  let chart = null, workers = [], reqId = 0, running = 0;
+  let streamKey = "", swept = new Set(), modelSent = "", total = 0, got = 0, started = 0, t0 = 0;
+  let sinksKey = "", pendingSinks = null;
+  const status = (s) => { $("chart-status").textContent = s ? "· " + s : ""; };
+
+  function ensure() {
+    if (chart || typeof KVChart === "undefined" || !window.kvscope || !window.kvscope.config) return !!chart;
+    chart = KVChart.create($("chart"), {
+      metric: "mass",
+      onPick: (s) => window.kvscope.applySettings(JSON.stringify(s)),
+    });
+    const n = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
+    for (let i = 0; i < n; i++) {
+      const w = new Worker("sweep-worker.js");
+      w.onmessage = onMessage;
+      workers.push(w);
+    }
+    window.kvscopeChart = chart;
+    fillMetrics();
+    return true;
+  }
+
+  function fillMetrics() {
+    const sel = $("chart-metric");
+    const names = chart.metrics();
+    const cur = sel.value || "mass";
+    sel.textContent = "";
+    const labels = {mass: "attention mass kept", output_error: "output error", kl: "attention KL", top1: "top-1 agreement", next_kl: "next-token KL", ppl: "perplexity"};
+    for (const n of names) {
+      const o = document.createElement("option");
+      o.value = n; o.textContent = labels[n] || n;
+      sel.appendChild(o);
+    }
+    sel.value = names.includes(cur) ? cur : "mass";
+  }
+  $("chart-metric").addEventListener("change", (e) => { if (chart) chart.setMetric(e.target.value); });
+
+  function onMessage(e) {
+    const m = e.data;
+    if (m.type === "ready" || m.type === "model") return;
+    if (m.type === "sinks") { drawSinks(m); return; }
+    if (m.id !== reqId) return;
+    switch (m.type) {
+      case "start": total = m.total; started++; status("computing " + total + " settings…"); break;
+      case "row":
+        chart.addRow(m.row); got++;
+        if (got === 1) fillMetrics();
+        status(got + " of " + total + " settings");
+        break;
+      case "done":
+        running--;
+        if (running === 0) {
+          const ms = performance.now() - t0;
+          status(got + " settings in " + (ms / 1000).toFixed(1) + " s, off the main thread (" + workers.length + " workers)");
+          window.kvscopeSweepMs = ms;
+          if (pendingSinks) { reqId++; pendingSinks.id = reqId; workers[0].postMessage(pendingSinks); pendingSinks = null; }
+        }
+        break;
+      case "cancelled": running = Math.max(0, running - 1); break;
+      case "error": running = Math.max(0, running - 1); status("could not sweep: " + m.message); break;
+    }
+  }
+
+  function sweep(c) {
+    reqId++;
+    t0 = performance.now();
+    total = 0; got = 0; started = 0;
+    window.kvscopeSweepMs = undefined;
+    if (c.model && modelSent !== c.modelName) {
+      const bytes = window.kvscope.modelBytes();
+      if (!bytes) { status("waiting for the model"); swept.clear(); return; }
+      for (const w of workers) {
+        const copy = bytes.slice();
+        w.postMessage({type: "model", id: reqId, bytes: copy.buffer}, [copy.buffer]);
+      }
+      modelSent = c.modelName;
+    }
+    running = workers.length;
+    workers.forEach((w, i) => w.postMessage({
+      type: "sweep", id: reqId, config: c.config, shard: i, shards: workers.length,
+      grid: {policies: null, budgets: null, storage: [{bits: c.config.Bits, gran: c.config.Granularity}], sink: 4},
+      model: c.model, text: c.text, maxTokens: c.maxTokens, repos: c.repos,
+    }));
+    // A worker runs one job at a time (a new one cancels the last), so
+    // the attention-sinks figure waits for the sweep to finish.
+    pendingSinks = null;
+    if (c.model) {
+      const budget = Math.max(16, (c.config.Sink || 0) + (c.config.Recent || 0) + (c.config.Heavy || 0));
+      const key = c.key + "|" + budget;
+      if (key !== sinksKey) {
+        sinksKey = key;
+        pendingSinks = {type: "sinks", config: c.config, text: c.text, maxTokens: c.maxTokens, budget: budget, sink: 4, repos: false};
+      }
+    }
+  }
+
+  function tick() {
+    if (!box.open || !ensure()) return;
+    const raw = window.kvscope.config();
+    if (!raw) return;
+    const c = JSON.parse(raw);
+    if (c.key !== streamKey) {
+      streamKey = c.key;
+      swept = new Set();
+      chart.clear();
+      if (running) { for (const w of workers) w.postMessage({type: "cancel", id: reqId}); running = 0; }
+    }
+    const sk = c.config.Bits + "/" + c.config.Granularity;
+    if (!swept.has(sk) && !running) { swept.add(sk); sweep(c); }
+    const st = JSON.parse(window.kvscope.state());
+    const s0 = st.sides && st.sides[0];
+    if (s0) {
+      const cf = s0.config;
+      const cur = {policy: cf.Policy, sink: cf.Sink, recent: cf.Recent, heavy: cf.Heavy, drop: cf.DropShare, bits: cf.Bits, gran: cf.Granularity,
+        bytes: s0.storedBytes, mass: s0.mean.Mass, output_error: s0.mean.OutErr, kl: s0.mean.KL};
+      if (st.text) { cur.top1 = st.text.agreement; cur.next_kl = st.text.meanKL; }
+      chart.setCurrent(cur);
+    }
+  }
+  setInterval(tick, 400);
+  box.addEventListener("toggle", tick);
+  window.addEventListener("kvscope:budget", (e) => { if (ensure()) chart.setBudget(e.detail); });
+
+  // The attention-sinks figure (real model): per-position log-perplexity
+  // of the text, teacher-forced, for full, window and sinks + window.
+  function drawSinks(m) {
+    const el = $("sinkfig");
+    if (!m.curves || !m.curves.length) { el.textContent = ""; return; }
+    const W = 600, H = 180, L = 36, B = 18;
+    let hi = 0, n = 0;
+    for (const c of m.curves) for (const v of c.nll) { if (isFinite(v)) hi = Math.max(hi, v); n = Math.max(n, c.nll.length); }
+    hi = hi || 1;
+    const colors = ["#e8e8e8", "#d55e00", "#56b4e9", "#f0e442"];
+    let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="Log-perplexity per position">`;
+    svg += `<text x="4" y="12" fill="#8a93a3" font-size="11">−log p(token), teacher-forced, along the text (lower is better)</text>`;
+    m.curves.forEach((c, i) => {
+      const pts = c.nll.map((v, j) => `${(L + (W - L - 4) * j / Math.max(1, n - 1)).toFixed(1)},${(H - B - (H - B - 18) * Math.min(v, hi) / hi).toFixed(1)}`).join(" ");
+      svg += `<polyline fill="none" stroke="${colors[i % colors.length]}" stroke-width="1.2" points="${pts}"/>`;
+      svg += `<text x="${L + 6 + 170 * i}" y="${H - 4}" fill="${colors[i % colors.length]}" font-size="11">${c.label.replace(/[<&>]/g, "")}</text>`;
+    });
+    svg += `<text x="2" y="${H - B}" fill="#8a93a3" font-size="10">0</text><text x="2" y="24" fill="#8a93a3" font-size="10">${hi.toFixed(1)}</text></svg>`;
+    el.innerHTML = svg;
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", offer); else offer();
+})();

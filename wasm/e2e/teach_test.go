@@ -1,0 +1,185 @@
+//go:build !js
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kvscope/kvscope/core/lesson"
+)
+
+// waitLessonPhase waits until the open lesson reaches phase (2 asking, 4
+// claim shown) and returns the page's state.
+func (tb *tab) waitLessonPhase(n, phase int, timeout time.Duration) {
+	tb.t.Helper()
+	tb.waitJS(fmt.Sprintf(`(l => l && l.n === %d && l.phase === %d)(JSON.parse(window.kvscope.state()).lesson)`, n, phase), timeout)
+}
+
+// Every lesson opens by its link, shows what to do, notices the learner
+// doing it, and answers with the numbers it measured.
+func TestLessonsByLink(t *testing.T) {
+	for _, l := range lesson.All() {
+		if l.Highlight == "chart" {
+			continue // TestChartLesson
+		}
+		t.Run(l.Slug, func(t *testing.T) {
+			if l.Model() {
+				needModel(t)
+			}
+			tb := open(t, fmt.Sprintf("lesson=%d", l.N))
+			tb.waitLessonPhase(l.N, 2, 60*time.Second)
+			if got := domText(tb, "lesson-title"); got != l.Title {
+				t.Errorf("card title %q, want %q", got, l.Title)
+			}
+			if tb.eval(`document.querySelector(".spot") ? "y" : ""`) != "y" {
+				t.Error("no part of the page is highlighted")
+			}
+			if l.Action.Key == "at" {
+				tb.setControl("speed", "240")
+				tb.key(" ")
+			} else {
+				tb.setControl(l.Action.Key, l.Action.Value)
+			}
+			tb.waitLessonPhase(l.N, 4, 60*time.Second)
+			claim := domText(tb, "lesson-result")
+			if !regexp.MustCompile(`\d`).MatchString(claim) {
+				t.Errorf("the claim has no measured number: %q", claim)
+			}
+			var s struct {
+				Lesson struct{ Claim string } `json:"lesson"`
+				URL    string                 `json:"url"`
+			}
+			json.Unmarshal([]byte(tb.eval(`window.kvscope.state()`)), &s)
+			if s.Lesson.Claim != claim {
+				t.Errorf("card %q, state %q", claim, s.Lesson.Claim)
+			}
+			if !strings.Contains(tb.eval(`location.hash`), fmt.Sprintf("lesson=%d", l.N)) {
+				t.Errorf("the address lacks the lesson: %s", tb.eval(`location.hash`))
+			}
+			t.Logf("lesson %d: %s", l.N, claim)
+		})
+	}
+}
+
+// A first visit to the plain page offers the lessons once; declining is
+// remembered.
+func TestFirstVisitOffer(t *testing.T) {
+	tb := open(t, "")
+	tb.do(`localStorage.clear(); setTimeout(() => location.replace(location.pathname), 0)`)
+	time.Sleep(500 * time.Millisecond)
+	tb.waitJS(`document.body.dataset.ready === "1"`, 45*time.Second)
+	tb.waitJS(`!document.getElementById("offer").hidden`, 5*time.Second)
+	tb.do(`document.getElementById("offer-no").click()`)
+	tb.waitJS(`document.getElementById("offer").hidden`, 5*time.Second)
+	tb.do(`setTimeout(() => location.replace(location.pathname), 0)`)
+	time.Sleep(500 * time.Millisecond)
+	tb.waitJS(`document.body.dataset.ready === "1"`, 45*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	if tb.eval(`document.getElementById("offer").hidden ? "" : "shown"`) != "" {
+		t.Error("the offer came back after it was declined")
+	}
+	// A link with settings never shows it.
+	tb.do(`localStorage.clear()`)
+	tb2 := open(t, paused)
+	if tb2.eval(`document.getElementById("offer").hidden ? "" : "shown"`) != "" {
+		t.Error("the offer covers a shared link")
+	}
+	tb2.do(`localStorage.setItem("kvscope.lessons", "seen")`)
+}
+
+// The memory-versus-fidelity chart: it fills in off the main thread while
+// the page keeps drawing, has a curve per policy and the learner's point,
+// its points equal what the page's own engine measures for the same
+// setting, and clicking a point applies it. It logs the sweep's time and
+// the frame rate during it.
+func TestChartSweepAndPick(t *testing.T) {
+	tb := open(t, "play=0&at=512")
+	t0 := time.Now()
+	tb.do(`document.getElementById("chartbox").open = true`)
+	frames := tb.evalAsync(`new Promise(done => {
+		const ts = [];
+		const tick = (t) => { ts.push(t); if (window.kvscopeSweepMs === undefined && ts.length < 5000) requestAnimationFrame(tick); else done(JSON.stringify(ts)); };
+		requestAnimationFrame(tick);
+	})`)
+	wall := time.Since(t0)
+	var ts []float64
+	json.Unmarshal([]byte(frames), &ts)
+	fps := 0.0
+	if len(ts) > 1 {
+		fps = float64(len(ts)-1) / ((ts[len(ts)-1] - ts[0]) / 1000)
+	}
+	t.Logf("sweep of every policy × 8 budgets (512 tokens, INT8): %s ms in the worker, %.1f s from opening the chart; the page drew %.0f frames/s meanwhile",
+		tb.eval(`String(window.kvscopeSweepMs)`), wall.Seconds(), fps)
+
+	var rows []map[string]any
+	json.Unmarshal([]byte(tb.eval(`JSON.stringify(window.kvscopeChart.rows())`)), &rows)
+	policies := map[string]bool{}
+	for _, r := range rows {
+		policies[r["policy"].(string)] = true
+	}
+	if len(policies) < 14 {
+		t.Errorf("curves for %d policies: %v", len(policies), policies)
+	}
+	if n := tb.eval(`String(document.querySelectorAll("#chart .kvchart-curve").length)`); n == "0" {
+		t.Error("no curves drawn")
+	}
+	tb.waitJS(`document.querySelector("#chart .kvchart-you")`, 5*time.Second)
+
+	// Three points against the page's engine.
+	for _, want := range []struct {
+		policy string
+		budget float64
+	}{{"h2o", 0}, {"window", 0}, {"streaming", 0}} {
+		var row map[string]any
+		for _, r := range rows {
+			if r["policy"] == want.policy && r["bits"].(float64) == 8 {
+				if row == nil || math.Abs(r["budget"].(float64)-64) < math.Abs(row["budget"].(float64)-64) {
+					row = r
+				}
+			}
+		}
+		if row == nil {
+			t.Fatalf("no %s row", want.policy)
+		}
+		idx := int(row["index"].(float64))
+		v0 := tb.state().Version
+		tb.do(fmt.Sprintf(`document.querySelector('#chart .kvchart-point[data-index="%d"]').dispatchEvent(new MouseEvent("click", {bubbles: true}))`, idx))
+		tb.waitJS(fmt.Sprintf(`JSON.parse(window.kvscope.state()).version > %d`, v0), 5*time.Second)
+		s := tb.settle().Sides[0]
+		if s.Config.Policy != want.policy || float64(s.Config.Sink) != row["sink"].(float64) || float64(s.Config.Recent) != row["recent"].(float64) || float64(s.Config.Heavy) != row["heavy"].(float64) {
+			t.Errorf("clicking %v applied %+v", row, s.Config)
+			continue
+		}
+		if float64(s.Stored) != row["bytes"].(float64) || math.Abs(s.Mean.Mass-row["mass"].(float64)) > 1e-9 || math.Abs(s.Mean.OutErr-row["output_error"].(float64)) > 1e-9 {
+			t.Errorf("%s at budget %v: chart says %v bytes, mass %v, output error %v; the page's engine %d bytes, mass %v, output error %v",
+				want.policy, row["budget"], row["bytes"], row["mass"], row["output_error"], s.Stored, s.Mean.Mass, s.Mean.OutErr)
+		}
+	}
+}
+
+// The chart lesson: pick the best point within the budget on the chart.
+func TestChartLesson(t *testing.T) {
+	l, _ := lesson.Get(10)
+	tb := open(t, "lesson=10")
+	tb.waitLessonPhase(10, 2, 60*time.Second)
+	if tb.eval(`document.getElementById("chartbox").open ? "open" : ""`) != "open" {
+		t.Fatal("the chart lesson did not open the chart")
+	}
+	tb.waitJS(`document.querySelector("#chart .kvchart-budget")`, 10*time.Second)
+	set := map[string]string{l.Action.Key: l.Action.Value}
+	for _, a := range l.Action.Also {
+		set[a.Key] = a.Value
+	}
+	b, _ := json.Marshal(set)
+	tb.do(fmt.Sprintf(`window.kvscope.applySettings(%q)`, string(b)))
+	tb.waitLessonPhase(10, 4, 60*time.Second)
+	if claim := domText(tb, "lesson-result"); !strings.Contains(claim, "budget") {
+		t.Errorf("claim %q", claim)
+	}
+}
