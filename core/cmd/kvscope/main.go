@@ -86,6 +86,7 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&c.ChunkSize, "chunk", c.ChunkSize, "chunk policy: tokens per chunk")
 	fs.Float64Var(&c.DropShare, "drop", c.DropShare, "chunk policy: share of each chunk dropped, lowest key norm first")
 	fs.BoolVar(&c.Shared, "shared", c.Shared, "one eviction decision for all heads of a layer (seed000 always)")
+	frontierFlags(fs, c)
 
 	fs.IntVar(&c.Bits, "bits", c.Bits, "storage: 32 (float32), 16 (FP16), 8, 4, 3 or 2-bit integer codes")
 	fs.StringVar(&c.Granularity, "granularity", c.Granularity, "storage: token, group, channel (calibrated), tensor (calibrated) or kivi (keys per channel, values per token)")
@@ -164,6 +165,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return e.Err()
 	}
 	summary(w, e)
+	frontierSummary(w, e, o.trace != "")
 	return nil
 }
 

@@ -46,3 +46,36 @@ func TestHelpSaysWhichFlagsEachPolicyUses(t *testing.T) {
 		}
 	}
 }
+
+// The newer policies, allocators and options run from the command line
+// and say what they decided; bad values are refused.
+func TestFrontierFlags(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{"-policy expected", "expected, sink 4 + recent 32 + heavy 28 = 64 tokens per head"},
+		{"-policy keydiff -alloc pyramid -layers 3", "layer 0: [91 91 91 91 91 91 91 91]\n  layer 1: [64 64 64 64 64 64 64 64]\n  layer 2: [37 37 37 37 37 37 37 37]"},
+		{"-policy h2o -alloc adakv -merge -vweight", "Tokens each kv head keeps, per layer:"},
+		{"-policy duo -heavy 64", "right for"},
+		{"-policy quest -pages 3 -page-size 8", "each query head attended 32.0 of 200 cached tokens"},
+	} {
+		var out, errOut bytes.Buffer
+		if err := run(strings.Fields(tc.args+" -tokens 200 -ref 0"), &out, &errOut); err != nil {
+			t.Fatal(tc.args, err, errOut.String())
+		}
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%s: output lacks %q:\n%s", tc.args, tc.want, out.String())
+		}
+	}
+	for _, tc := range []struct{ args, want string }{
+		{"-alloc lru", "unknown allocator"},
+		{"-policy seed000 -alloc adakv", "cannot share"},
+		{"-policy knorm -vweight", "attention"},
+		{"-policy full -merge", "no budget"},
+		{"-policy quest -pages -1", "pages"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(strings.Fields(tc.args), &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}
