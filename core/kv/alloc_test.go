@@ -209,3 +209,78 @@ func runLoose(t testing.TB, cfg Config, steps int) *Layer {
 	}
 	return l
 }
+
+// The allocators and options allocate nothing per step either.
+func TestAllocatorsAllocateNothing(t *testing.T) {
+	for _, cfg := range []Config{
+		{Policy: H2O, Alloc: AdaKV},
+		{Policy: Expected, Alloc: AdaKV},
+		{Policy: KeyDiff, Alloc: Pyramid, Layer: 1, Layers: 4},
+		{Policy: H2O, Merge: true, ValueWeight: true},
+		{Policy: TOVA, Merge: true, Shared: true},
+	} {
+		cfg.Sink, cfg.Recent, cfg.Heavy, cfg.Heads, cfg.KVHeads, cfg.Dim, cfg.MaxTokens = 2, 8, 6, 4, 4, 16, 4000
+		l, err := NewLayer(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newStream(1, 4, 4, 16)
+		s.next()
+		out := make([]float32, 64)
+		pos := 0
+		if allocs := testing.AllocsPerRun(500, func() {
+			_ = l.Step(pos, s.q, s.k, s.v, out)
+			pos++
+		}); allocs != 0 {
+			t.Errorf("%s %s merge=%v: %v allocations per step", cfg.Policy, cfg.Alloc, cfg.Merge, allocs)
+		}
+	}
+}
+
+// FuzzAlloc: any combination of policy, allocator and options is either
+// refused with an error or runs, keeping the layer's total within its
+// budget, the sinks and the newest token.
+func FuzzAlloc(f *testing.F) {
+	f.Add(uint8(H2O), uint8(AdaKV), uint8(2), uint8(5), uint8(4), uint8(2), uint8(1), false, false, false)
+	f.Add(uint8(Expected), uint8(Pyramid), uint8(4), uint8(3), uint8(9), uint8(4), uint8(3), true, true, false)
+	f.Add(uint8(KeyDiff), uint8(Uniform), uint8(1), uint8(1), uint8(1), uint8(1), uint8(0), true, false, true)
+	f.Fuzz(func(t *testing.T, policy, alloc, sink, recent, heavy, kvHeads, layer uint8, merge, vweight, shared bool) {
+		cfg := Config{Policy: Policy(policy % uint8(numPolicies+1)), Alloc: Alloc(alloc % uint8(numAllocs+1)),
+			Sink: int(sink % 8), Recent: int(recent % 8), Heavy: int(heavy % 12), Merge: merge, ValueWeight: vweight, Shared: shared,
+			Layer: int(layer % 5), Layers: 4, Heads: 4, KVHeads: int(kvHeads%4) + 1, Dim: 4, MaxTokens: 60, Seed: 2}
+		if cfg.KVHeads == 3 {
+			cfg.KVHeads = 4
+		}
+		l, err := NewLayer(cfg)
+		if err != nil {
+			return
+		}
+		s := newStream(5, cfg.Heads, cfg.KVHeads, cfg.Dim)
+		out := make([]float32, cfg.Heads*cfg.Dim)
+		for pos := range 60 {
+			s.next()
+			if err := l.Step(pos, s.q, s.k, s.v, out); err != nil {
+				t.Fatalf("valid config %+v failed at %d: %v", cfg, pos, err)
+			}
+			total := 0
+			for g := range cfg.KVHeads {
+				total += l.Len(g)
+				ps := l.Positions(g)
+				if cfg.keepsSinks() && pos >= cfg.Sink && ps[cfg.Sink-1] != int32(cfg.Sink-1) {
+					t.Fatalf("%+v step %d: head %d lost a sink", cfg, pos, g)
+				}
+				if cfg.keepsRecent() && ps[len(ps)-1] != int32(pos) {
+					t.Fatalf("%+v step %d: head %d lost the newest token", cfg, pos, g)
+				}
+			}
+			if cfg.Policy.budgeted() && total > cfg.KVHeads*cfg.LayerBudget() {
+				t.Fatalf("%+v step %d: layer holds %d, over %d", cfg, pos, total, cfg.KVHeads*cfg.LayerBudget())
+			}
+			for _, x := range out {
+				if math.IsNaN(float64(x)) {
+					t.Fatalf("%+v step %d: NaN output", cfg, pos)
+				}
+			}
+		}
+	})
+}

@@ -129,14 +129,33 @@ func (l *Layer) questAttend(q, out []float32) {
 				}
 			} else {
 				ub := st.ub[:full]
+				los := st.lo[g*st.pages*d : (g*st.pages+full)*d]
+				his := st.hi[g*st.pages*d : (g*st.pages+full)*d]
 				for p := range full {
-					lo := st.lo[(g*st.pages+p)*d : (g*st.pages+p+1)*d]
-					hi := st.hi[(g*st.pages+p)*d : (g*st.pages+p+1)*d]
-					var s float32
-					for c, x := range qv {
-						s += max(x*lo[c], x*hi[c])
+					lo, hi := los[p*d:(p+1)*d:(p+1)*d], his[p*d:(p+1)*d:(p+1)*d]
+					lo, hi = lo[:len(qv)], hi[:len(qv)]
+					var s0, s1 float32
+					c := 0
+					for ; c+1 < len(qv); c += 2 {
+						a0, b0 := qv[c]*lo[c], qv[c]*hi[c]
+						a1, b1 := qv[c+1]*lo[c+1], qv[c+1]*hi[c+1]
+						if b0 > a0 {
+							a0 = b0
+						}
+						if b1 > a1 {
+							a1 = b1
+						}
+						s0 += a0
+						s1 += a1
 					}
-					ub[p] = s
+					for ; c < len(qv); c++ {
+						a, b := qv[c]*lo[c], qv[c]*hi[c]
+						if b > a {
+							a = b
+						}
+						s0 += a
+					}
+					ub[p] = s0 + s1
 				}
 				top := topPages(ub, st.top[:0], cfg.pageCount())
 				// Ascending page order keeps the selection in position order.
