@@ -27,7 +27,7 @@ const (
 type head struct {
 	pos          []int32   // original positions, ascending
 	kslot, vslot []int     // slots in the key and value stores
-	score        []float64 // accumulated attention (H2O, Seed000, SnapKV); Seed000 keeps its one shared score in head 0 only, empty elsewhere
+	score        []float64 // the policy's score per token (accumulated or latest attention, KeyDiff, ExpectedAttention…); Seed000 keeps its one shared score in head 0 only, empty elsewhere
 	attn         []float32 // this step's attention, averaged over the head's query heads
 	norm         []float32 // L2 norm of the key as it arrived (policies that rank by it; empty for others)
 	vnorm        []float32 // L2 norm of the value as it arrived (value-aware scores; empty for others)

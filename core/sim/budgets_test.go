@@ -59,3 +59,26 @@ func TestSnapshotBudgets(t *testing.T) {
 		}
 	}
 }
+
+// The projection to a longer history keeps Quest's whole history (it
+// evicts nothing) and Duo's retrieval heads' whole history.
+func TestProjectNewPolicies(t *testing.T) {
+	m := Models[0]
+	for _, p := range []string{"quest", "duo"} {
+		c := DefaultConfig()
+		c.Policy, c.Bits, c.Tokens, c.RefStride, c.Heavy = p, 16, 300, 0, 64
+		e, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.RunTo(c.Tokens)
+		short, long := e.Project(m, 1000), e.Project(m, 32768)
+		floor := m.FP16Bytes(36)
+		if p == "quest" {
+			floor = m.FP16Bytes(32768)
+		}
+		if long < floor || long <= short {
+			t.Errorf("%s: projection to 32768 tokens %d bytes (1000 tokens: %d), want at least %d", p, long, short, floor)
+		}
+	}
+}

@@ -41,7 +41,9 @@ func (e *Engine) Project(m Model, tokens int) int64 {
 	kc, _ := e.cfg.kv()
 	kept := tokens
 	switch kc.Policy {
-	case kv.Full, kv.SnapKV:
+	case kv.Duo:
+		kept = e.duoKept(tokens)
+	case kv.Full, kv.SnapKV, kv.Quest: // Quest evicts nothing
 		if kc.Policy == kv.SnapKV {
 			kept = min(tokens, kc.Recent+kc.Heavy+max(0, tokens-e.cfg.Prompt))
 		}
@@ -53,7 +55,7 @@ func (e *Engine) Project(m Model, tokens int) int64 {
 	}
 	elems := 2 * int64(m.Layers*m.KVHeads*m.HeadDim) * int64(kept)
 	index := int64(0)
-	if kc.Policy != kv.Full {
+	if kc.Policy != kv.Full && kc.Policy != kv.Quest {
 		heads := m.KVHeads
 		if kc.Shared && kc.Policy != kv.SnapKV || kc.Policy == kv.Seed000 {
 			heads = 1 // one shared index map per layer
