@@ -80,7 +80,7 @@ func NewLayer(cfg Config) (*Layer, error) {
 	capacity := cfg.capacity()
 	l := &Layer{cfg: cfg, group: cfg.Heads / cfg.KVHeads, heads: make([]head, cfg.KVHeads), def: cfg.Policy.def()}
 	l.budget, l.floor = cfg.LayerBudget(), cfg.headFloor()
-	l.vnorms = l.def.valueNorms || cfg.ValueWeight || cfg.Merge
+	l.vnorms = l.def.valueNorms || cfg.ValueWeight
 	l.mins = make([]minRef, cfg.KVHeads)
 	l.mbuf = make([]float32, 2*cfg.Dim)
 	l.src = rand.NewPCG(cfg.Seed, 0x6b7673636f7065) // "kvscope"

@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kvscope/kvscope/core/internal/testmodel"
+)
 
 // Snapshots carry every layer's per-head budgets — equal under uniform,
 // per layer under pyramid, per head under adakv — and Duo's head classes.
@@ -79,6 +83,23 @@ func TestProjectNewPolicies(t *testing.T) {
 		}
 		if long < floor || long <= short {
 			t.Errorf("%s: projection to 32768 tokens %d bytes (1000 tokens: %d), want at least %d", p, long, short, floor)
+		}
+	}
+}
+
+// Re-positioning keys rotates them by their index among the slots
+// attention reads, which Quest (a subset) and KeyDiff (a mean before any
+// rotation) cannot honour: the real-model cache refuses them.
+func TestReposRefusesSelection(t *testing.T) {
+	for _, p := range []string{"quest", "keydiff"} {
+		c := DefaultConfig()
+		c.Policy, c.Bits = p, 16
+		mc := testmodel.Model(t).Config
+		if _, err := NewModelCache(mc, c, 64, 4, true, nil); err == nil {
+			t.Errorf("%s with re-positioned keys accepted", p)
+		}
+		if _, err := NewModelCache(mc, c, 64, 4, false, nil); err != nil {
+			t.Errorf("%s without re-positioning refused: %v", p, err)
 		}
 	}
 }

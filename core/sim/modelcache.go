@@ -43,6 +43,12 @@ func NewModelCache(mc model.Config, cfg Config, maxTokens, prompt int, repositio
 	if err := cfg.validateCache(); err != nil {
 		return nil, err
 	}
+	if p, _ := kv.ParsePolicy(cfg.Policy); reposition && (p == kv.Quest || p == kv.KeyDiff) {
+		// Re-positioned keys are rotated by their index among the slots
+		// attention reads: Quest reads a subset, KeyDiff averages keys
+		// before any rotation.
+		return nil, fmt.Errorf("sim: %s cannot re-position keys within the cache", p)
+	}
 	if cfg.needsCalibration() && (cal == nil || len(cal.c.kcal)+len(cal.c.kb) == 0 || cal.reposition != reposition) {
 		return nil, fmt.Errorf("sim: %s storage needs a calibration of this model (CalibrateModel)", cfg.Granularity)
 	}
