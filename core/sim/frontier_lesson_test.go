@@ -217,6 +217,8 @@ func TestScorersAtEqualBudget(t *testing.T) {
 		{"h2o -vweight", func(c *Config) { c.Policy, c.ValueWeight = "h2o", true }},
 		{"h2o -merge", func(c *Config) { c.Policy, c.Merge = "h2o", true }},
 		{"tova -merge", func(c *Config) { c.Policy, c.Merge = "tova", true }},
+		{"keydiff -merge", func(c *Config) { c.Policy, c.Merge = "keydiff", true }},
+		{"knorm -merge", func(c *Config) { c.Policy, c.Merge = "knorm", true }},
 		{"h2o -alloc adakv", func(c *Config) { c.Policy, c.Alloc = "h2o", "adakv" }},
 		{"expected -alloc adakv", func(c *Config) { c.Policy, c.Alloc = "expected", "adakv" }},
 	} {
