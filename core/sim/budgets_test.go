@@ -103,3 +103,31 @@ func TestReposRefusesSelection(t *testing.T) {
 		}
 	}
 }
+
+// Under PyramidKV the first layer holds more tokens than the last: the
+// originals kept beside the cache for the error metrics must cover the
+// largest, so every layer's key error stays what its storage makes it
+// (float32 storage: exactly zero).
+func TestPyramidMetricsCoverEveryLayer(t *testing.T) {
+	c := DefaultConfig()
+	c.Layers, c.Tokens, c.RefStride, c.Bits, c.Alloc = 4, 300, 1, 32, "pyramid"
+	e, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e.Step() {
+		for l := range c.Layers {
+			s := e.Snapshot(l)
+			for g := range c.KVHeads {
+				for p := range s.Step {
+					if cell := s.Cell(g, p); cell.Role != Evicted && cell.KErr != 0 {
+						t.Fatalf("step %d layer %d head %d position %d: key error %v with float32 storage", s.Step, l, g, p, cell.KErr)
+					}
+				}
+			}
+		}
+	}
+	if last, _ := e.Metrics(); last.KErr != 0 || last.VErr != 0 {
+		t.Errorf("float32 storage reports errors %+v", last)
+	}
+}

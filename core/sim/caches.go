@@ -72,7 +72,7 @@ func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*
 			return nil, err
 		}
 		c.layers = append(c.layers, layer)
-		c.capacity = layer.Capacity()
+		c.capacity = max(c.capacity, layer.Capacity()) // layers differ under PyramidKV
 	}
 	n := cfg.Layers * cfg.KVHeads * c.capacity * cfg.HeadDim
 	c.origK, c.origV = make([]float32, n), make([]float32, n)
