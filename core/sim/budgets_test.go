@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 
 	"github.com/kvscope/kvscope/core/internal/testmodel"
@@ -130,4 +131,46 @@ func TestPyramidMetricsCoverEveryLayer(t *testing.T) {
 	if last, _ := e.Metrics(); last.KErr != 0 || last.VErr != 0 {
 		t.Errorf("float32 storage reports errors %+v", last)
 	}
+}
+
+// FuzzFrontierConfig: any configuration of the newer policies, allocators
+// and options either is rejected with an error or runs without panicking,
+// with finite metrics, positive memory and budgets for every head.
+func FuzzFrontierConfig(f *testing.F) {
+	f.Add(uint8(0), uint8(1), uint8(4), uint8(20), uint8(12), uint8(2), uint8(3), uint8(4), false, false)
+	f.Add(uint8(3), uint8(0), uint8(2), uint8(6), uint8(30), uint8(1), uint8(2), uint8(8), true, true)
+	f.Add(uint8(5), uint8(2), uint8(0), uint8(9), uint8(3), uint8(4), uint8(0), uint8(0), true, false)
+	f.Fuzz(func(t *testing.T, policy, alloc, sink, recent, heavy, layers, pages, pageSize uint8, merge, vweight bool) {
+		policies := []string{"expected", "keydiff", "duo", "quest", "h2o", "tova", "knorm", "streaming"}
+		allocs := []string{"", "uniform", "adakv", "pyramid", "lru"}
+		c := DefaultConfig()
+		c.Tokens, c.HeadDim, c.Heads, c.KVHeads, c.RefStride = 90, 8, 4, 2, 3
+		c.Policy, c.Alloc = policies[int(policy)%len(policies)], allocs[int(alloc)%len(allocs)]
+		c.Sink, c.Recent, c.Heavy = int(sink%10), int(recent%30), int(heavy%40)
+		c.Layers, c.Pages, c.PageSize = int(layers%4)+1, int(pages%12), int(pageSize%20)
+		c.Merge, c.ValueWeight = merge, vweight
+		e, err := New(c)
+		if err != nil {
+			return
+		}
+		for e.Step() {
+		}
+		if e.Err() != nil {
+			t.Fatalf("valid config %+v failed: %v", c, e.Err())
+		}
+		s := e.Snapshot(c.Layers - 1)
+		for _, v := range []float64{s.Metrics.Mass, s.Metrics.OutErr, s.Metrics.KL, s.Attended} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("config %+v: non-finite figure in %+v", c, s.Metrics)
+			}
+		}
+		if s.Mem.Total() <= 0 || len(s.Budgets) != c.Layers*c.KVHeads {
+			t.Fatalf("config %+v: memory %+v, %d budgets", c, s.Mem, len(s.Budgets))
+		}
+		for _, b := range s.Budgets {
+			if b < 1 {
+				t.Fatalf("config %+v: budgets %v", c, s.Budgets)
+			}
+		}
+	})
 }
