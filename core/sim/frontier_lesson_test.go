@@ -47,10 +47,10 @@ func meanRun(t *testing.T, cfg Config, seeds []uint64) (Metrics, *Engine) {
 // total; on a stream whose heads are alike (no retrieval heads, no sinks:
 // heads differ only in how much locality and salience they weigh) the two
 // are about the same. The gain does not track the retrieval share alone:
-// with retrieval heads but no other effect but salience the stream's heads
-// differ again in salience weight, and AdaKV gains as much (+0.013 with
-// sinks and locality off) — what AdaKV exploits is heads whose scores are
-// spread unevenly, whatever makes them so.
+// with no retrieval heads, no sinks and no locality (salience only), heads
+// still weigh salience differently and AdaKV gains as much as on the
+// default stream (+0.013 mass) — what AdaKV exploits is heads whose scores
+// are spread unevenly, whatever makes them so.
 func TestAdaKVTeachesTheLesson(t *testing.T) {
 	seeds := []uint64{1, 2}
 	run := func(alike bool) (uni, ada Metrics) {
