@@ -174,3 +174,40 @@ func FuzzFrontierConfig(f *testing.F) {
 		}
 	})
 }
+
+// Cells say which tokens attention read at the step: every cached token,
+// except under Quest, only the selected pages (and the newest).
+func TestCellsSayWhatWasAttended(t *testing.T) {
+	for _, p := range []string{"h2o", "quest"} {
+		c := DefaultConfig()
+		c.Policy, c.Tokens, c.RefStride, c.Pages = p, 300, 0, 3
+		e, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.RunTo(c.Tokens)
+		s := e.Snapshot(0)
+		for g := range c.KVHeads {
+			n, cached := 0, 0
+			for pos := range s.Step {
+				cell := s.Cell(g, pos)
+				if cell.Attended {
+					n++
+					if cell.Role == Evicted {
+						t.Fatalf("%s: evicted token %d attended", p, pos)
+					}
+				}
+				if cell.Role != Evicted {
+					cached++
+				}
+			}
+			want := cached
+			if p == "quest" {
+				want = 3*16 + (c.Tokens-1)%16 + 1 // three pages and the newest, partial page
+			}
+			if n != want {
+				t.Errorf("%s head %d: %d tokens attended, want %d", p, g, n, want)
+			}
+		}
+	}
+}
