@@ -211,3 +211,28 @@ func TestCellsSayWhatWasAttended(t *testing.T) {
 		}
 	}
 }
+
+// A replayed trace knows no retrieval heads: Duo classifies its heads but
+// reports no accuracy, with the reference on or off.
+func TestDuoAccuracyNeedsTheSyntheticStream(t *testing.T) {
+	for _, ref := range []int{0, 2} {
+		c := DefaultConfig()
+		c.Policy, c.Tokens, c.RefStride, c.Heavy = "duo", 120, ref, 40
+		rep, err := NewReplay(c, record(t, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.RunTo(c.Tokens)
+		if rep.Layer(0).RetrievalHeads() == nil {
+			t.Fatal("duo did not classify the replayed heads")
+		}
+		if _, ok := rep.DuoAccuracy(); ok {
+			t.Errorf("ref %d: a replay reported an accuracy", ref)
+		}
+		live, _ := New(c)
+		live.RunTo(c.Tokens)
+		if _, ok := live.DuoAccuracy(); !ok {
+			t.Errorf("ref %d: the live run reported none", ref)
+		}
+	}
+}
