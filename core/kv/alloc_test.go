@@ -78,6 +78,8 @@ func TestAllocRefuses(t *testing.T) {
 		{"pyramid full", func(c *Config) { c.Policy, c.Alloc = Full, Pyramid }, "has none"},
 		{"unknown alloc", func(c *Config) { c.Alloc = numAllocs }, "unknown allocator"},
 		{"layer out of range", func(c *Config) { c.Alloc, c.Layer, c.Layers = Pyramid, 3, 3 }, "out of range"},
+		{"pyramid starves a layer", func(c *Config) { c.Alloc, c.Layers, c.Sink, c.Recent, c.Heavy = Pyramid, 3, 0, 0, 3 }, "pyramid leaves layer 2"},
+		{"pyramid leaves only sinks", func(c *Config) { c.Alloc, c.Layers, c.Recent, c.Heavy = Pyramid, 4, 0, 4 }, "no room beyond"},
 		{"value weight on norms", func(c *Config) { c.Policy, c.ValueWeight = Knorm, true }, "attention"},
 		{"merge without budget", func(c *Config) { c.Policy, c.Merge = Full, true }, "no budget"},
 	} {

@@ -115,6 +115,14 @@ func (c Config) Validate() error {
 		if d.sinks && c.Sink >= c.Budget() && d.params&ParamHeavy != 0 {
 			return fmt.Errorf("kv: budget %d leaves no room beyond the %d sink tokens", c.Budget(), c.Sink)
 		}
+		if c.Alloc == Pyramid && c.Layers > 1 {
+			// The smallest layer must still keep a token beyond its sinks.
+			for l, h := range PyramidHeavy(c.Heavy, c.Layers, PyramidBeta) {
+				if b := c.budgetOf(h); b < 1 || d.sinks && c.Sink >= b && d.params&ParamHeavy != 0 {
+					return fmt.Errorf("kv: pyramid leaves layer %d a budget of %d tokens, no room beyond its %d sinks; raise heavy", l, b, c.Sink)
+				}
+			}
+		}
 	}
 	if c.ValueWeight && !d.attention {
 		return fmt.Errorf("kv: value-aware weighting rescales an attention score; %s does not rank by attention", c.Policy)

@@ -29,7 +29,8 @@ const DuoFactor = 1.5
 //
 // Memory is not bounded by a budget: a retrieval head grows with the
 // history. Reads: Sink, Recent (at least 1), Heavy. State: one class byte per head
-// (the running shares are scratch).
+// (the running shares are scratch); only streaming heads need an index map
+// (and every head before the classification, as eviction may follow).
 func init() {
 	define(Duo, &policyDef{
 		name: "duo", params: budgetParams, sinks: true, recent: true, neverShared: true,
@@ -78,6 +79,8 @@ func init() {
 			return Kept
 		},
 		extraBytes: func(l *Layer) int64 { return int64(len(l.heads)) },
+		// A retrieval head, like a full cache, needs no index map.
+		indexedHead: func(l *Layer, g int) bool { r := l.RetrievalHeads(); return r == nil || !r[g] },
 	})
 }
 

@@ -216,3 +216,38 @@ func TestDuoKeepsPerHead(t *testing.T) {
 		}
 	}
 }
+
+// A head that keeps returning to one old token is a retrieval head: it
+// keeps the whole history and needs no index map, while the heads whose
+// attention is flat (a share outside the windows near the layer's mean)
+// keep sink + recent, with 4 bytes of index per token.
+func TestDuoFindsARetrievalHead(t *testing.T) {
+	const heads, dim, steps = 4, 8, 100
+	cfg := Config{Policy: Duo, Sink: 2, Recent: 6, Heavy: 10, Heads: heads, KVHeads: heads, Dim: dim, MaxTokens: steps}
+	l, err := NewLayer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, k, v, out := make([]float32, heads*dim), make([]float32, heads*dim), make([]float32, heads*dim), make([]float32, heads*dim)
+	for pos := range steps {
+		for i := range k {
+			k[i], v[i], q[i] = 0.1*float32((pos*7+i)%5-2), float32(i%3), 0
+		}
+		if pos == 2 {
+			k[0] = 6 // head 0's needle, never a sink, soon outside the window
+		}
+		q[0] = 6 // head 0 looks for it at every step; the others attend evenly
+		if err := l.Step(pos, q, k, v, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := l.RetrievalHeads(); r == nil || !r[0] || r[1] || r[2] || r[3] {
+		t.Fatalf("retrieval heads %v, want head 0 only (shares %v)", r, l.HeadShares(nil))
+	}
+	if l.Len(0) != steps || l.Len(1) != cfg.Sink+cfg.Recent {
+		t.Errorf("head 0 keeps %d tokens, head 1 %d; want %d and %d", l.Len(0), l.Len(1), steps, cfg.Sink+cfg.Recent)
+	}
+	if got, want := l.IndexBytes(), int64(4*3*(cfg.Sink+cfg.Recent)); got != want {
+		t.Errorf("index map %d bytes, want %d (streaming heads only)", got, want)
+	}
+}

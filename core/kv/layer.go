@@ -193,7 +193,8 @@ func (l *Layer) Stores(g int) (keys, values Store) { return l.heads[g].keys, l.h
 
 // IndexBytes is the memory of the index map from cached tokens to their
 // original positions: 4 bytes per cached token, per head (or once for all
-// heads when the decision is shared). A Full cache needs no index map.
+// heads when the decision is shared). A cache that keeps every token in
+// order needs none: Full, Quest, and Duo's retrieval heads.
 func (l *Layer) IndexBytes() int64 {
 	if !l.def.budgeted && !l.def.indexed() {
 		return 0
@@ -203,7 +204,9 @@ func (l *Layer) IndexBytes() int64 {
 	}
 	var n int64
 	for g := range l.heads {
-		n += 4 * int64(len(l.heads[g].pos))
+		if l.def.indexedHead == nil || l.def.indexedHead(l, g) {
+			n += 4 * int64(len(l.heads[g].pos))
+		}
 	}
 	return n
 }

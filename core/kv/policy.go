@@ -98,6 +98,7 @@ type policyDef struct {
 	extraBytes    func(l *Layer) int64                   // policy state not per token (page bounds, statistics)
 	role          func(l *Layer, g, i int) Role          // role of head g's i-th token; nil: sink, recent or scoredRole
 	noIndex       bool                                   // keeps every token in order: no index map (Full, Quest)
+	indexedHead   func(l *Layer, g int) bool             // whether head g needs an index map; nil: every head does
 }
 
 // indexed reports whether a policy without a budget still keeps an index

@@ -56,6 +56,9 @@ func (c Config) RetrievalTruth() ([]bool, error) {
 // (retrieval or not), and false when the heads are not classified yet (or
 // the policy is not duo, or the stream is a replayed trace).
 func (e *Engine) DuoAccuracy() (float64, bool) {
+	if _, ok := e.src.(*traceSource); ok || e.stream != nil && e.stream.key.tr != nil {
+		return 0, false // a replayed trace has no known retrieval heads
+	}
 	truth, err := e.cfg.RetrievalTruth()
 	if err != nil {
 		return 0, false

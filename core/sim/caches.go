@@ -73,7 +73,7 @@ func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*
 			return nil, err
 		}
 		c.layers = append(c.layers, layer)
-		c.capacity = layer.Capacity()
+		c.capacity = max(c.capacity, layer.Capacity()) // layers differ under PyramidKV
 	}
 	n := cfg.Layers * cfg.KVHeads * c.capacity * cfg.HeadDim
 	c.origK, c.origV = make([]float32, n), make([]float32, n)
@@ -348,6 +348,19 @@ func (c *caches) fill(s *Snapshot, layer, pos int, refW func(qh int) []float32) 
 			orig := c.orig(c.origK, layer, g, kslot)
 			ks.Read(kslot, c.kbuf)
 			cell.KErr = float32(ratio(sqdiff(orig, c.kbuf), c.normK[c.slot(layer, g, kslot)]))
+			cell.Attended = true
+		}
+		if l.Selected(g*group) != nil {
+			// A selecting policy (Quest) read only part of its cache.
+			ps := l.Positions(g)
+			for _, p := range ps {
+				row[p].Attended = false
+			}
+			for qh := g * group; qh < (g+1)*group; qh++ {
+				for _, i := range l.Selected(qh) {
+					row[ps[i]].Attended = true
+				}
+			}
 		}
 	}
 }

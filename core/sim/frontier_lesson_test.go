@@ -9,14 +9,36 @@ import (
 
 // meanOf runs cfg over seeds and averages meanMetrics.
 func meanOf(t *testing.T, cfg Config, seeds []uint64) Metrics {
+	m, _ := meanRun(t, cfg, seeds)
+	return m
+}
+
+// meanRun is meanOf that also returns the last seed's engine, run to the
+// end.
+func meanRun(t *testing.T, cfg Config, seeds []uint64) (Metrics, *Engine) {
 	t.Helper()
 	var m Metrics
+	var e *Engine
 	for _, s := range seeds {
 		c := cfg
 		c.Seed = s
-		m = m.add(meanMetrics(t, c))
+		var err error
+		if e, err = New(c); err != nil {
+			t.Fatal(err)
+		}
+		e.RunTo(c.Tokens)
+		if e.Err() != nil {
+			t.Fatal(e.Err())
+		}
+		_, hist := e.Metrics()
+		from := (c.Sink + c.Recent + c.Heavy) * 2 / c.RefStride
+		var mm Metrics
+		for _, h := range hist[from:] {
+			mm = mm.add(h)
+		}
+		m = m.add(mm.scale(1 / float64(len(hist)-from)))
 	}
-	return m.scale(1 / float64(len(seeds)))
+	return m.scale(1 / float64(len(seeds))), e
 }
 
 // AdaKV pools a layer's budget across its heads. On the default stream,
@@ -24,7 +46,11 @@ func meanOf(t *testing.T, cfg Config, seeds []uint64) Metrics {
 // AdaKV keeps more attention mass than under uniform budgets at the same
 // total; on a stream whose heads are alike (no retrieval heads, no sinks:
 // heads differ only in how much locality and salience they weigh) the two
-// are about the same.
+// are about the same. The gain does not track the retrieval share alone:
+// with no retrieval heads, no sinks and no locality (salience only), heads
+// still weigh salience differently and AdaKV gains as much as on the
+// default stream (+0.013 mass) — what AdaKV exploits is heads whose scores
+// are spread unevenly, whatever makes them so.
 func TestAdaKVTeachesTheLesson(t *testing.T) {
 	seeds := []uint64{1, 2}
 	run := func(alike bool) (uni, ada Metrics) {
@@ -154,20 +180,19 @@ func TestQuestTeachesTheLesson(t *testing.T) {
 		q := DefaultConfig()
 		q.Policy, q.Bits, q.RefStride, q.PageSize, q.Pages = "quest", 32, 2, size, budget/size-1
 		q.Sink, q.Recent, q.Heavy = 4, 32, budget-36 // only where meanMetrics starts measuring
-		m := meanOf(t, q, seeds)
-		e, err := New(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.RunTo(q.Tokens)
+		m, e := meanRun(t, q, seeds)
 		if a := e.Snapshot(0).Attended; a > budget {
 			t.Fatalf("quest with pages of %d attended %.1f tokens, beyond %d", size, a, budget)
 		}
 		return m, e
 	}
 	prev := 2.0
-	for _, size := range []int{1, 2, 4, 8, 16} {
+	var qm Metrics
+	for _, size := range []int{1, 4, 16} {
 		m, e := quest(size)
+		if size == 4 {
+			qm = m
+		}
 		mem := e.Memory()
 		t.Logf("quest, pages of %2d, %2d pages: mass %.3f, output error %.3f; memory %d bytes, of which page bounds %d",
 			size, budget/size-1, m.Mass, m.OutErr, mem.Total(), mem.Scores)
@@ -176,7 +201,6 @@ func TestQuestTeachesTheLesson(t *testing.T) {
 		}
 		prev = m.Mass
 	}
-	qm, _ := quest(4)
 	base := DefaultConfig()
 	base.Bits, base.RefStride, base.Sink, base.Recent, base.Heavy = 32, 2, 4, 32, budget-36
 	for _, p := range []string{"window", "streaming", "h2o", "tova", "knorm", "random", "seed000", "expected", "keydiff"} {
@@ -217,21 +241,18 @@ func TestScorersAtEqualBudget(t *testing.T) {
 		{"h2o -vweight", func(c *Config) { c.Policy, c.ValueWeight = "h2o", true }},
 		{"h2o -merge", func(c *Config) { c.Policy, c.Merge = "h2o", true }},
 		{"tova -merge", func(c *Config) { c.Policy, c.Merge = "tova", true }},
+		{"keydiff -merge", func(c *Config) { c.Policy, c.Merge = "keydiff", true }},
+		{"knorm -merge", func(c *Config) { c.Policy, c.Merge = "knorm", true }},
 		{"h2o -alloc adakv", func(c *Config) { c.Policy, c.Alloc = "h2o", "adakv" }},
 		{"expected -alloc adakv", func(c *Config) { c.Policy, c.Alloc = "expected", "adakv" }},
 	} {
 		c := DefaultConfig()
 		c.Bits, c.RefStride = 32, 2
 		v.mod(&c)
-		m := meanOf(t, c, seeds)
+		m, e := meanRun(t, c, seeds)
 		if !(m.Mass > 0 && m.Mass <= 1) || m.OutErr < 0 || math.IsNaN(m.KL) {
 			t.Errorf("%s: figures out of range %+v", v.name, m)
 		}
-		e, err := New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.RunTo(c.Tokens)
 		if got := e.EvictBytes() / int64(2*2*c.HeadDim); got != int64(c.KVHeads*c.Budget()) {
 			t.Errorf("%s keeps %d tokens over its heads, want %d", v.name, got, c.KVHeads*c.Budget())
 		}

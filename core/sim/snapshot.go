@@ -51,6 +51,7 @@ const (
 type Cell struct {
 	Role      Role
 	Storage   Storage
+	Attended  bool    // a query head of this kv head read the token at this step: every cached token, except under Quest, only its selected pages
 	EvictedAt int32   // step at which the token left the cache; -1 while cached or future
 	Score     float32 // the policy's accumulated score (0 for policies without one)
 	Attn      float32 // attention the current query gives this token through the compressed cache
