@@ -1,10 +1,7 @@
 package sim
 
 import (
-<<<<<<< HEAD
-=======
 	"math"
->>>>>>> policy
 	"testing"
 
 	"github.com/kvscope/kvscope/core/internal/testmodel"
@@ -107,8 +104,6 @@ func TestReposRefusesSelection(t *testing.T) {
 		}
 	}
 }
-<<<<<<< HEAD
-=======
 
 // Under PyramidKV the first layer holds more tokens than the last: the
 // originals kept beside the cache for the error metrics must cover the
@@ -241,4 +236,3 @@ func TestDuoAccuracyNeedsTheSyntheticStream(t *testing.T) {
 		}
 	}
 }
->>>>>>> policy
