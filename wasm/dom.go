@@ -67,6 +67,7 @@ type page struct {
 	textsKey             string
 	texts                textPanel
 	pics                 pictures
+	heads                headsKey  // the head grids written
 	modelV               int       // model status version written
 	toksKey              labelsKey // geometry of the token labels written
 }
@@ -283,6 +284,15 @@ func (a *app) fillSelects() {
 		fmt.Fprintf(&bits, `<label title="%s"><input type="radio" name="bits" value="%d" data-key="bits"><span>%s</span></label>`, title, b, label)
 	}
 	byID("bits").Set("innerHTML", bits.String())
+	for _, v := range view.Allocators {
+		add(byID("alloc"), v, map[string]string{"uniform": "uniform", "adakv": "AdaKV (per head)", "pyramid": "PyramidKV (per layer)"}[v])
+	}
+	for _, v := range view.Quantizers {
+		add(byID("quant"), v, map[string]string{"uniform": "uniform (scale + zero point)", "turbo": "TurboQuant", "turbo-prod": "TurboQuant-prod", "qjl": "QJL sketch (keys)"}[v])
+	}
+	for _, v := range view.Rotations {
+		add(byID("rotate"), v, map[string]string{"none": "none", "hadamard": "Hadamard"}[v])
+	}
 	granNames := map[string]string{"tensor": "per tensor", "channel": "per channel", "token": "per token", "group": "groups of channels", "kivi": "KIVI (K channel, V token)"}
 	for _, g := range view.Granularities {
 		add(byID("gran"), g, granNames[g])
@@ -512,6 +522,15 @@ func (a *app) reflect() {
 			c.el.Set("checked", v == "1")
 		case "radio":
 			c.el.Set("checked", c.el.Get("value").String() == v)
+		case "select":
+			if v == "" { // the simulator's default: the menu's first entry
+				if f, _, ok := view.Lookup(c.key); ok && f.Empty {
+					v = f.Choices[0]
+				}
+			}
+			if c.el.Get("value").String() != v {
+				c.el.Set("value", v)
+			}
 		case "range":
 			if c.key != "speed" {
 				side := a.edit
@@ -604,8 +623,24 @@ func relevant(policy string, c *sim.Config, key string) bool {
 		return policy == "chunk"
 	case "shared":
 		return policy != "full"
-	case "gran", "group", "residual":
+	case "gran", "group", "residual", "quant", "rotate", "outfp16", "sinkfp16":
 		return c.Bits < 16
+	case "alloc", "vweight":
+		return budgetedPolicy(policy)
+	case "merge":
+		return budgetedPolicy(policy) && policy != "duo"
+	case "pages":
+		return policy == "quest"
+	}
+	return true
+}
+
+// budgetedPolicy reports whether a policy keeps a token budget that an
+// allocator can split.
+func budgetedPolicy(p string) bool {
+	switch p {
+	case "full", "chunk", "snapkv", "quest":
+		return false
 	}
 	return true
 }

@@ -86,8 +86,12 @@ func (a *app) writeDOM() {
 		pg.memLabels[i][0].set("FP16 history " + view.Bytes(float64(s.FullBytes)))
 		pg.memLabels[i][1].set("after eviction " + view.Bytes(float64(s.EvictBytes)))
 		pg.memLabels[i][2].set("stored " + view.Bytes(float64(s.Mem.Total())))
-		pg.memRatio[i].set(fmt.Sprintf("%s · keeps %s of %d tokens per head",
-			view.Saving(float64(s.FullBytes), float64(s.Mem.Total())), view.Sig(view.KeptPerHead(s), 3), s.Step))
+		mr := fmt.Sprintf("%s · keeps %s of %d tokens per head",
+			view.Saving(float64(s.FullBytes), float64(s.Mem.Total())), view.Sig(view.KeptPerHead(s), 3), s.Step)
+		if c.Policy == "quest" && s.Attended > 0 {
+			mr += fmt.Sprintf(" · each query reads %s of them: Quest selects pages, it saves attention work, not memory", view.Sig(s.Attended, 3))
+		}
+		pg.memRatio[i].set(mr)
 		sc := view.ScaleTo(s, c, m, a.st.Context)
 		pg.scales[i].set(fmt.Sprintf("%s%s at %s tokens: %s → %s after eviction → %s stored (%s)",
 			sideTag(i, a.showB()), m.Name, ctxName(a.st.Context), view.Bytes(sc.Full), view.Bytes(sc.Evicted), view.Bytes(sc.Stored),
@@ -105,6 +109,7 @@ func (a *app) writeDOM() {
 		a.rowLabels(i)
 	}
 	a.writePictures()
+	a.writeHeads()
 	a.writeTexts()
 	a.writeModelStatus()
 	a.tooltip()

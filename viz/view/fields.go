@@ -34,6 +34,7 @@ type Field struct {
 	Step    float64  // Int, Float: a control's step
 	Choices []string // Enum: the accepted values, in the order a control lists them
 	PerSide bool     // eviction or storage: A and B each have their own
+	Empty   bool     // Enum: "" is accepted too and means the first choice (the simulator's default)
 
 	i  func(*State, *sim.Config) *int
 	f  func(*State, *sim.Config) *float64
@@ -49,6 +50,12 @@ var (
 	Policies      = []string{"full", "window", "streaming", "h2o", "tova", "knorm", "chunk", "random", "snapkv", "seed000", "expected", "keydiff", "duo", "quest"}
 	Granularities = []string{"tensor", "channel", "token", "group", "kivi"}
 	BitWidths     = []int{32, 16, 8, 4, 3, 2}
+	// Allocators, Quantizers and Rotations are the accepted values of the
+	// alloc, quant and rotate fields ("" in a configuration reads as the
+	// first).
+	Allocators = []string{"uniform", "adakv", "pyramid"}
+	Quantizers = []string{"uniform", "turbo", "turbo-prod", "qjl"}
+	Rotations  = []string{"none", "hadamard"}
 )
 
 // Limits of the simulated run that the page accepts.
@@ -92,10 +99,20 @@ var fields = []Field{
 	{Key: "chunk", Label: "Chunk size", Kind: Int, Min: 1, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.ChunkSize })},
 	{Key: "drop", Label: "Drop share", Kind: Float, Min: 0, Max: 0.95, Step: 0.05, PerSide: true, f: cf(func(c *sim.Config) *float64 { return &c.DropShare })},
 	{Key: "shared", Label: "One decision for all heads", Kind: Bool, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.Shared }},
+	{Key: "alloc", Empty: true, Label: "Budget split", Kind: Enum, Choices: Allocators, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Alloc }},
+	{Key: "merge", Label: "Merge evicted values", Kind: Bool, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.Merge }},
+	{Key: "vweight", Label: "Weigh scores by value size", Kind: Bool, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.ValueWeight }},
+	{Key: "pages", Label: "Pages read per query (0 = 4)", Kind: Int, Min: 0, Max: 256, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Pages })},
+	{Key: "pagesize", Label: "Page size (0 = 16)", Kind: Int, Min: 0, Max: 256, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.PageSize })},
 	{Key: "bits", Label: "Bits", Kind: Int, Min: 2, Max: 32, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Bits }), in: snapBits},
 	{Key: "gran", Label: "Granularity", Kind: Enum, Choices: Granularities, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Granularity }},
 	{Key: "group", Label: "Group size", Kind: Int, Min: 1, Max: 1024, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.GroupSize })},
 	{Key: "residual", Label: "FP16 residual", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Residual })},
+	{Key: "quant", Empty: true, Label: "Quantizer", Kind: Enum, Choices: Quantizers, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Quant }},
+	{Key: "rotate", Empty: true, Label: "Rotation", Kind: Enum, Choices: Rotations, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Rotate }},
+	{Key: "outfp16", Label: "Outliers kept in FP16 (share)", Kind: Float, Min: 0, Max: 0.5, Step: 0.01, PerSide: true, f: cf(func(c *sim.Config) *float64 { return &c.OutliersFP16 })},
+	{Key: "sinkfp16", Label: "First tokens kept in FP16", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.SinkFP16 })},
+	{Key: "sketch", Label: "Sketch seed", Kind: Seed, PerSide: true, u: func(_ *State, c *sim.Config) *uint64 { return &c.SketchSeed }},
 	{Key: "rank", Label: "Rank (0 = off)", Kind: Int, Min: 0, Max: MaxDim, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Rank })},
 
 	// How the page shows the run.
@@ -237,6 +254,10 @@ func set(s *State, key, value string) []Notice {
 		return nil
 	case Enum:
 		v := strings.ToLower(value)
+		if v == "" && f.Empty {
+			*f.s(s, c) = ""
+			return nil
+		}
 		for _, ch := range f.Choices {
 			if ch == v {
 				*f.s(s, c) = ch
@@ -316,6 +337,10 @@ func SliderMax(key string, c *sim.Config, total int) float64 {
 		return float64(min(256, total))
 	case "rank":
 		return float64(max(c.HeadDim, 1))
+	case "pages":
+		return 64
+	case "sinkfp16":
+		return float64(min(64, total))
 	}
 	if f, _, ok := Lookup(key); ok {
 		return f.Max

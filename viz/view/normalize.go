@@ -70,7 +70,7 @@ func Normalize(s *State) []Notice {
 				}
 			case Enum:
 				p := f.s(s, c)
-				if !slices.Contains(f.Choices, *p) {
+				if !slices.Contains(f.Choices, *p) && !(*p == "" && f.Empty) {
 					d := f.Choices[0]
 					if def := defaultEnum(f.Key); def != "" {
 						d = def
@@ -147,6 +147,12 @@ func defaultEnum(key string) string {
 		return Models[0].Key
 	case "mode":
 		return ModeSynthetic
+	case "alloc":
+		return Allocators[0]
+	case "quant":
+		return Quantizers[0]
+	case "rotate":
+		return Rotations[0]
 	}
 	return ""
 }

@@ -1,0 +1,92 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/view"
+)
+
+// headsKey is what the two head grids were last written from.
+type headsKey struct {
+	budgets, sinks string
+}
+
+// writeHeads draws two small grids beside the memory bars for side A:
+// the token budget of every KV head of every layer (uneven under AdaKV,
+// PyramidKV and DuoAttention; R marks Duo's retrieval heads), and the sink
+// metric of every query head (Gu et al.): the attention position 0
+// receives, with the share of sink heads.
+func (a *app) writeHeads() {
+	s := a.sides[0].snap
+	if s == nil {
+		return
+	}
+	var bk, sk strings.Builder
+	layers := max(1, len(s.Budgets)/max(1, s.Heads))
+	if len(s.Budgets) > 0 {
+		hi := 1
+		for _, b := range s.Budgets {
+			hi = max(hi, b)
+		}
+		lo, sum := s.Budgets[0], 0
+		for _, b := range s.Budgets {
+			lo, sum = min(lo, b), sum+b
+		}
+		for l := 0; l < layers; l++ {
+			bk.WriteString(`<div class="grow">`)
+			for h := 0; h < s.Heads; h++ {
+				i := l*s.Heads + h
+				b := s.Budgets[i]
+				mark := ""
+				if i < len(s.Retrieval) && s.Retrieval[i] {
+					mark = "R"
+				}
+				t := 0.15 + 0.85*float64(b)/float64(hi)
+				fmt.Fprintf(&bk, `<i style="background:rgba(86,180,233,%.2f)" title="layer %d, KV head %d: keeps up to %d tokens%s">%s</i>`,
+					t, l, h, b, map[bool]string{true: " (retrieval head: the full cache)", false: ""}[mark != ""], mark)
+			}
+			bk.WriteString(`</div>`)
+		}
+		even := "every head the same"
+		if lo != hi {
+			even = fmt.Sprintf("from %d to %d", lo, hi)
+		}
+		bk.WriteString(fmt.Sprintf(`<p class="gsum">%d tokens in all, %s</p>`, sum, even))
+	}
+	if sn := s.Sinks; sn != nil && sn.Tokens > 0 {
+		for l := 0; l < sn.Layers; l++ {
+			sk.WriteString(`<div class="grow">`)
+			for h := 0; h < sn.Heads; h++ {
+				v := sn.At(l, h)
+				mark := ""
+				if sn.IsSink(l, h) {
+					mark = "S"
+				}
+				fmt.Fprintf(&sk, `<i style="background:rgba(232,232,232,%.2f)" title="layer %d, query head %d: position 0 gets %s of the attention">%s</i>`,
+					0.08+0.92*min(1, v), l, h, view.Percent(v), mark)
+			}
+			sk.WriteString(`</div>`)
+		}
+		fmt.Fprintf(&sk, `<p class="gsum">%d of %d heads are sink heads (position 0 gets over %s of their attention, averaged over %d queries); the largest share is %s.</p>`,
+			sn.Count(), sn.Layers*sn.Heads, view.Percent(sim.SinkThreshold), sn.Tokens, view.Percent(sn.Max()))
+	} else {
+		sk.WriteString(`<p class="gsum">Measured from the reference attention: turn the reference on (Reference every n steps) to see it.</p>`)
+	}
+	key := headsKey{bk.String(), sk.String()}
+	if key == a.pg.heads {
+		return
+	}
+	a.pg.heads = key
+	byID("budget-grid").Set("innerHTML", key.budgets)
+	byID("sink-grid").Set("innerHTML", key.sinks)
+	byID("budget-sum").Set("textContent", "")
+	if sn := s.Sinks; sn != nil && sn.Tokens > 0 {
+		byID("sink-sum").Set("textContent", fmt.Sprintf("%d of %d", sn.Count(), sn.Layers*sn.Heads))
+	} else {
+		byID("sink-sum").Set("textContent", "")
+	}
+}
