@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 
 	"github.com/kvscope/kvscope/core/model"
@@ -18,7 +19,8 @@ import (
 // the page's default H2O INT8 cache (the texts may agree for a while, when
 // the shadow's pass serves the uncompressed run too) or a 2-token window
 // (the texts part at once: three forward passes per token). It reports
-// tokens per second.
+// tokens per second, the weights' bytes and the heap in use with the model
+// and a whole-context run built.
 func BenchmarkModelRunStories15M(b *testing.B) {
 	for _, tc := range []struct {
 		typ  gguf.TensorType
@@ -40,7 +42,16 @@ func BenchmarkModelRunStories15M(b *testing.B) {
 				b.Fatal(err)
 			}
 			data = nil
-			b.ReportMetric(float64(m.Weights.Bytes())/1e6, "weightMB")
+			weightMB, heapMB := float64(m.Weights.Bytes())/1e6, 0.0
+			// The heap a page needs: the model and one run's caches (the
+			// file's bytes dropped).
+			if r, err := NewModelRun(m, DefaultConfig(), "once upon a time", m.Config.ContextLength, false); err == nil {
+				var ms runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				heapMB = float64(ms.HeapAlloc) / 1e6
+				runtime.KeepAlive(r)
+			}
 			const n = 64
 			steps := 0
 			b.ResetTimer()
@@ -64,6 +75,8 @@ func BenchmarkModelRunStories15M(b *testing.B) {
 				b.ReportMetric(float64(r.Snapshot(0).Text.Diverge), "diverge")
 			}
 			b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "tokens/s")
+			b.ReportMetric(weightMB, "weightMB")
+			b.ReportMetric(heapMB, "heapMB")
 		})
 	}
 }
