@@ -16,15 +16,20 @@ import (
 // stories15MTensors synthesizes the tensors of a stories15M-shaped model
 // (dim 288, 6 layers, 6 heads, hidden 768, vocab 32,000, context 256) with
 // seeded random weights and an untied classifier, once per test binary.
-var stories15MTensors = func() func() []ggufwrite.Tensor {
+// It also returns each tensor's values.
+var stories15MTensors = func() func() ([]ggufwrite.Tensor, [][]float32) {
 	var ts []ggufwrite.Tensor
-	return func() []ggufwrite.Tensor {
+	var xs [][]float32
+	return func() ([]ggufwrite.Tensor, [][]float32) {
 		if ts == nil {
 			s := ggufwrite.Stories15M
 			s.Untied, s.Seed = true, 15
 			ts = ggufwrite.LlamaWeights(s)
+			for _, t := range ts {
+				xs = append(xs, decodeF32(t.Data))
+			}
 		}
-		return ts
+		return ts, xs
 	}
 }()
 
@@ -33,12 +38,22 @@ var stories15MTensors = func() func() []ggufwrite.Tensor {
 func encodeLlama(version uint32, typ gguf.TensorType, untied bool) []byte {
 	s := ggufwrite.Stories15M
 	var ts []ggufwrite.Tensor
-	for _, tn := range stories15MTensors() {
+	all, xs := stories15MTensors()
+	for i, tn := range all {
 		if tn.Name == "output.weight" && !untied {
 			continue
 		}
 		if len(tn.Dims) == 2 {
-			tn = ggufwrite.Convert(tn, typ)
+			switch typ {
+			case gguf.TypeF16:
+				tn = ggufwrite.F16(tn.Name, xs[i], tn.Dims...)
+			case gguf.TypeBF16:
+				tn = ggufwrite.BF16(tn.Name, xs[i], tn.Dims...)
+			case gguf.TypeQ8_0:
+				tn = ggufwrite.Q8_0(tn.Name, xs[i], tn.Dims...)
+			case gguf.TypeQ4_0:
+				tn = ggufwrite.Q4_0(tn.Name, xs[i], tn.Dims...)
+			}
 		}
 		ts = append(ts, tn)
 	}

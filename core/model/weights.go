@@ -69,47 +69,71 @@ type Options struct {
 
 // loadWeights reads and decodes every tensor, checking each shape against c.
 func loadWeights(f *gguf.File, c Config, opts Options) (Weights, error) {
-	var err error
-	mat := func(name string, rows, cols int) (Matrix, []float32) {
-		if err != nil {
-			return Matrix{}, nil
-		}
-		var m Matrix
-		m, err = readMatrix(f, name, rows, cols, opts.KeepQuantized)
-		return m, m.F
-	}
-	vec := func(name string, n int) []float32 {
-		if err != nil {
-			return nil
-		}
-		var x []float32
-		x, err = readTensor(f, name, n)
-		return x
-	}
 	var w Weights
-	w.Embedding, w.TokenEmbedding = mat("token_embd.weight", c.Vocab, c.Dim)
-	w.OutputNorm = vec("output_norm.weight", c.Dim)
+	for _, st := range weightSteps(f, c, opts, &w) {
+		if err := st.run(); err != nil {
+			return w, err
+		}
+	}
+	return w, nil
+}
+
+// loadStep reads one tensor of bytes bytes into the weights.
+type loadStep struct {
+	bytes int64
+	run   func() error
+}
+
+// weightSteps returns the steps that fill w, one tensor each, in file-name
+// order: embedding, output norm, classifier, then each layer.
+func weightSteps(f *gguf.File, c Config, opts Options, w *Weights) []loadStep {
+	var steps []loadStep
+	size := func(name string) int64 {
+		if t, ok := f.Tensor(name); ok {
+			return int64(t.NumBytes())
+		}
+		return 0
+	}
+	mat := func(name string, rows, cols int, m *Matrix, x *[]float32) {
+		steps = append(steps, loadStep{size(name), func() error {
+			var err error
+			*m, err = readMatrix(f, name, rows, cols, opts.KeepQuantized)
+			*x = m.F
+			return err
+		}})
+	}
+	vec := func(name string, n int, x *[]float32) {
+		steps = append(steps, loadStep{size(name), func() (err error) {
+			*x, err = readTensor(f, name, n)
+			return err
+		}})
+	}
+	mat("token_embd.weight", c.Vocab, c.Dim, &w.Embedding, &w.TokenEmbedding)
+	vec("output_norm.weight", c.Dim, &w.OutputNorm)
 	if _, ok := f.Tensor("output.weight"); ok {
-		w.Classifier, w.Output = mat("output.weight", c.Vocab, c.Dim)
+		mat("output.weight", c.Vocab, c.Dim, &w.Classifier, &w.Output)
 	} else {
-		w.Classifier, w.Output = w.Embedding, w.TokenEmbedding
+		steps = append(steps, loadStep{0, func() error {
+			w.Classifier, w.Output = w.Embedding, w.TokenEmbedding
+			return nil
+		}})
 	}
 	w.Layers = make([]Layer, c.Layers)
 	for i := range w.Layers {
 		l := &w.Layers[i]
 		p := fmt.Sprintf("blk.%d.", i)
 		m := &l.Mats
-		l.AttnNorm = vec(p+"attn_norm.weight", c.Dim)
-		m.Wq, l.Wq = mat(p+"attn_q.weight", c.Heads*c.HeadDim, c.Dim)
-		m.Wk, l.Wk = mat(p+"attn_k.weight", c.KVDim(), c.Dim)
-		m.Wv, l.Wv = mat(p+"attn_v.weight", c.KVDim(), c.Dim)
-		m.Wo, l.Wo = mat(p+"attn_output.weight", c.Dim, c.Heads*c.HeadDim)
-		l.FFNNorm = vec(p+"ffn_norm.weight", c.Dim)
-		m.WGate, l.WGate = mat(p+"ffn_gate.weight", c.Hidden, c.Dim)
-		m.WUp, l.WUp = mat(p+"ffn_up.weight", c.Hidden, c.Dim)
-		m.WDown, l.WDown = mat(p+"ffn_down.weight", c.Dim, c.Hidden)
+		vec(p+"attn_norm.weight", c.Dim, &l.AttnNorm)
+		mat(p+"attn_q.weight", c.Heads*c.HeadDim, c.Dim, &m.Wq, &l.Wq)
+		mat(p+"attn_k.weight", c.KVDim(), c.Dim, &m.Wk, &l.Wk)
+		mat(p+"attn_v.weight", c.KVDim(), c.Dim, &m.Wv, &l.Wv)
+		mat(p+"attn_output.weight", c.Dim, c.Heads*c.HeadDim, &m.Wo, &l.Wo)
+		vec(p+"ffn_norm.weight", c.Dim, &l.FFNNorm)
+		mat(p+"ffn_gate.weight", c.Hidden, c.Dim, &m.WGate, &l.WGate)
+		mat(p+"ffn_up.weight", c.Hidden, c.Dim, &m.WUp, &l.WUp)
+		mat(p+"ffn_down.weight", c.Dim, c.Hidden, &m.WDown, &l.WDown)
 	}
-	return w, err
+	return steps
 }
 
 // readMatrix reads the named [rows][cols] matrix (dims cols, rows in the
