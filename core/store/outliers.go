@@ -77,19 +77,31 @@ func (s *Store) putOutliers(slot int, dst []float32) {
 	}
 }
 
+// cacheDeltas sets slot's outDelta, value − decoded at each outlier, once
+// its codes are stored: derived from the stored bytes (like the store's
+// other precomputed tables, not counted as memory), it spares Dots and
+// WeightedSum decoding the outliers' codes again.
+func (s *Store) cacheDeltas(slot int) {
+	for k, j := range s.outIdx[slot*s.nout : (slot+1)*s.nout] {
+		s.outDelta[slot*s.nout+k] = s.outVal[slot*s.nout+k] - s.decoded(slot, int(j))
+	}
+}
+
 // outlierDot returns Σ over slot's outliers of qs_j·(value − decoded).
 func (s *Store) outlierDot(qs []float32, slot int) float32 {
 	var t float32
+	d := s.outDelta[slot*s.nout : (slot+1)*s.nout]
 	for k, j := range s.outIdx[slot*s.nout : (slot+1)*s.nout] {
-		t += qs[j] * (s.outVal[slot*s.nout+k] - s.decoded(slot, int(j)))
+		t += qs[j] * d[k]
 	}
 	return t
 }
 
 // addOutliers adds w·(value − decoded) at slot's outliers to acc.
 func (s *Store) addOutliers(acc []float32, w float32, slot int) {
+	d := s.outDelta[slot*s.nout : (slot+1)*s.nout]
 	for k, j := range s.outIdx[slot*s.nout : (slot+1)*s.nout] {
-		acc[j] += w * (s.outVal[slot*s.nout+k] - s.decoded(slot, int(j)))
+		acc[j] += w * d[k]
 	}
 }
 
@@ -99,6 +111,7 @@ func (s *Store) allocOptions() {
 	if s.nout > 0 {
 		s.outIdx = make([]uint16, s.capacity*s.nout)
 		s.outVal = make([]float32, s.capacity*s.nout)
+		s.outDelta = make([]float32, s.capacity*s.nout)
 		s.outOn = make([]bool, s.sdim)
 	}
 }

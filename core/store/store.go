@@ -119,10 +119,11 @@ type Store struct {
 	sqSum   float32   // Σ sq of the current Dots call
 
 	// Dense-and-sparse outliers (outliers.go).
-	nout   int       // values kept in FP16 per sealed token
-	outIdx []uint16  // capacity×nout stored-coordinate indices
-	outVal []float32 // capacity×nout values, FP16-rounded
-	outOn  []bool    // sdim: marks the outliers of the token being coded
+	nout     int       // values kept in FP16 per sealed token
+	outIdx   []uint16  // capacity×nout stored-coordinate indices
+	outVal   []float32 // capacity×nout values, FP16-rounded
+	outDelta []float32 // capacity×nout: value − decoded code, derived (outliers.go)
+	outOn    []bool    // sdim: marks the outliers of the token being coded
 
 	// Counters.
 	live, sealed, blocks, holes int
@@ -848,6 +849,9 @@ func (s *Store) compress(slot int, x []float32) {
 		// kernel cannot fail.
 		_ = s.quantizeFixed(s.cbuf, c)
 		quant.Pack(s.codeRow(slot), s.cbuf, s.cfg.Bits)
+	}
+	if s.nout > 0 {
+		s.cacheDeltas(slot)
 	}
 	s.state[slot] = slotSealed
 	s.sealed++

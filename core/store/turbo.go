@@ -225,12 +225,7 @@ func (s *Store) prepareSketch(qs []float32) {
 func (s *Store) dotCodebook(qs []float32, slot int) float32 {
 	var t float32
 	if s.mode == modeTurbo {
-		unpackAny(s.cbuf, s.codeRow(slot), s.cbBits)
-		qs = qs[:len(s.cbuf)]
-		for j, c := range s.cbuf {
-			t += qs[j] * s.cb[c]
-		}
-		t *= s.norm[slot]
+		t = dotLevels(qs[:s.sdim], s.codeRow(slot), s.cbBits, s.cb) * s.norm[slot]
 	}
 	if s.sk != nil {
 		t += s.sketchNorm(slot) * (2*s.signDot(slot) - s.sqSum)
@@ -262,12 +257,7 @@ func (s *Store) signDot(slot int) float32 {
 // once by addSketch.
 func (s *Store) addCodebook(acc []float32, w float32, slot int) {
 	if s.mode == modeTurbo {
-		unpackAny(s.cbuf, s.codeRow(slot), s.cbBits)
-		a := w * s.norm[slot]
-		acc = acc[:len(s.cbuf)]
-		for j, c := range s.cbuf {
-			acc[j] += a * s.cb[c]
-		}
+		addLevels(acc[:s.sdim], w*s.norm[slot], s.codeRow(slot), s.cbBits, s.cb)
 	}
 	if s.sk != nil {
 		a := w * s.sketchNorm(slot)
@@ -321,5 +311,103 @@ func (s *Store) rotate(c, x []float32) {
 	d := s.dim
 	for r := range c {
 		c[r] = max(-quant.MaxFP16, min(quant.MaxFP16, dot4(s.rot[r*d:(r+1)*d], x)))
+	}
+}
+
+// dotLevels returns Σ q_i·cb[c_i] over the len(q) codes of the given width
+// (1 to 8 bits) packed in row as packAny packs them, decoding them on the
+// way: no pass to unpack them into a buffer. cb has 2^bits entries.
+func dotLevels(q []float32, row []byte, bits int, cb []float32) float32 {
+	var s0, s1 float32
+	switch bits {
+	case 2:
+		cb = cb[:4]
+		i := 0
+		for ; i+4 <= len(q); i += 4 {
+			b := row[i/4]
+			s0 += q[i]*cb[b&3] + q[i+1]*cb[b>>2&3]
+			s1 += q[i+2]*cb[b>>4&3] + q[i+3]*cb[b>>6]
+		}
+		for ; i < len(q); i++ {
+			s0 += q[i] * cb[row[i/4]>>(2*(i%4))&3]
+		}
+		return s0 + s1
+	case 4:
+		cb = cb[:16]
+		i := 0
+		for ; i+2 <= len(q); i += 2 {
+			b := row[i/2]
+			s0 += q[i] * cb[b&15]
+			s1 += q[i+1] * cb[b>>4]
+		}
+		if i < len(q) {
+			s0 += q[i] * cb[row[i/2]&15]
+		}
+		return s0 + s1
+	}
+	mask := uint32(1)<<bits - 1
+	var buf uint32
+	nb, j := 0, 0
+	for i, x := range q {
+		if nb < bits {
+			buf |= uint32(row[j]) << nb
+			j++
+			nb += 8
+		}
+		c := cb[buf&mask]
+		buf >>= bits
+		nb -= bits
+		if i&1 == 0 {
+			s0 += x * c
+		} else {
+			s1 += x * c
+		}
+	}
+	return s0 + s1
+}
+
+// addLevels adds a·cb[c_i] to acc[i] for the len(acc) codes packed in row,
+// decoding them on the way (see dotLevels).
+func addLevels(acc []float32, a float32, row []byte, bits int, cb []float32) {
+	switch bits {
+	case 2:
+		cb = cb[:4]
+		i := 0
+		for ; i+4 <= len(acc); i += 4 {
+			b := row[i/4]
+			acc[i] += a * cb[b&3]
+			acc[i+1] += a * cb[b>>2&3]
+			acc[i+2] += a * cb[b>>4&3]
+			acc[i+3] += a * cb[b>>6]
+		}
+		for ; i < len(acc); i++ {
+			acc[i] += a * cb[row[i/4]>>(2*(i%4))&3]
+		}
+		return
+	case 4:
+		cb = cb[:16]
+		i := 0
+		for ; i+2 <= len(acc); i += 2 {
+			b := row[i/2]
+			acc[i] += a * cb[b&15]
+			acc[i+1] += a * cb[b>>4]
+		}
+		if i < len(acc) {
+			acc[i] += a * cb[row[i/2]&15]
+		}
+		return
+	}
+	mask := uint32(1)<<bits - 1
+	var buf uint32
+	nb, j := 0, 0
+	for i := range acc {
+		if nb < bits {
+			buf |= uint32(row[j]) << nb
+			j++
+			nb += 8
+		}
+		acc[i] += a * cb[buf&mask]
+		buf >>= bits
+		nb -= bits
 	}
 }

@@ -1,0 +1,46 @@
+package store
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The fused codebook kernels decode exactly what packAny packs, at every
+// width and length (partial bytes included).
+func TestLevelKernelsMatchUnpack(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	for bits := 1; bits <= 8; bits++ {
+		cb := make([]float32, 1<<bits)
+		for i := range cb {
+			cb[i] = float32(r.NormFloat64())
+		}
+		for _, n := range []int{1, 3, 7, 8, 13, 32, 33} {
+			codes := make([]uint8, n)
+			q := make([]float32, n)
+			for i := range codes {
+				codes[i] = uint8(r.IntN(1 << bits))
+				q[i] = float32(r.NormFloat64())
+			}
+			row := make([]byte, packedBits(n, bits))
+			packAny(row, codes, bits)
+			back := make([]uint8, n)
+			unpackAny(back, row, bits)
+			var want float64
+			acc := make([]float32, n)
+			addLevels(acc, 2, row, bits, cb)
+			for i, c := range codes {
+				if back[i] != c {
+					t.Fatalf("%d bits, n=%d: code %d unpacks to %d, want %d", bits, n, i, back[i], c)
+				}
+				want += float64(q[i]) * float64(cb[c])
+				if acc[i] != 2*cb[c] {
+					t.Fatalf("%d bits, n=%d: addLevels[%d] = %g, want %g", bits, n, i, acc[i], 2*cb[c])
+				}
+			}
+			if got := dotLevels(q, row, bits, cb); math.Abs(float64(got)-want) > 1e-5*(1+math.Abs(want)) {
+				t.Fatalf("%d bits, n=%d: dotLevels %g, want %g", bits, n, got, want)
+			}
+		}
+	}
+}
