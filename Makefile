@@ -15,7 +15,7 @@ JS_PKGS      := ./viz/... ./wasm/...
 BROWSER_PKGS := ./wasm/e2e/...
 GO_SOURCES   := $(shell find core viz wasm -name '*.go' 2>/dev/null) go.mod go.sum
 
-.PHONY: all build serve model test vet test-native test-wasm test-browser chromium bench bench-wasm screenshot clean
+.PHONY: all build serve model test vet test-native test-wasm test-browser chromium bench bench-wasm measure screenshot clean
 
 all: build
 
@@ -61,7 +61,7 @@ chromium:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 test-browser: chromium build model
-	@if [ -d wasm/e2e ]; then KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 $(BROWSER_PKGS); \
+	@if [ -d wasm/e2e ]; then KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 25m $(BROWSER_PKGS); \
 	else echo "no browser tests yet"; fi
 
 test: vet test-native test-wasm test-browser
@@ -79,9 +79,17 @@ bench-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench=Seed000 -benchtime=2000x -count=3 ./core/kv
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench='BenchmarkSweep' -benchtime=1x -count=2 ./core/sim
 
+# The README's page figures (presented first frame, slider-to-map latency,
+# replay speed, frame times), measured by the browser tests' harness as a
+# visitor sees them. Figures need a quiet machine.
+measure: chromium build model
+	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_MEASURE=1 $(GO) test -count=1 -v \
+	  -run 'TestPresentedFirstFrame|TestSliderLatency|TestReplaySpeed|TestFrameTimes|TestChartSweepAndPick' $(BROWSER_PKGS) | grep -E '^\s+\S+_test.go'
+
 # The README's picture of the page, taken by the browser tests' harness.
 screenshot: chromium build model
-	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_SCREENSHOT=$(CURDIR)/static/screenshot.png $(GO) test -count=1 -run TestScreenshot $(BROWSER_PKGS)
+	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_SCREENSHOT=$(CURDIR)/static/screenshot.png \
+	  KVSCOPE_SCREENSHOT_CHART=$(CURDIR)/static/chart.png $(GO) test -count=1 -run 'TestScreenshot$$|TestScreenshotChart' $(BROWSER_PKGS)
 
 clean:
 	rm -f static/main.wasm static/worker.wasm static/wasm_exec.js static/*.gguf

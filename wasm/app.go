@@ -69,6 +69,7 @@ type app struct {
 	mdl                 modelSource
 	decode              decodeRate
 	les                 lessonState  // the open guided lesson
+	breaks              breaksState  // real-model mode: the task heatmap
 	sweepBase           atomic.Value // string: JSON of what the chart sweeps (see sweepRequest)
 }
 

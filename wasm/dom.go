@@ -211,6 +211,17 @@ func (a *app) initDOM() {
 	lessonBtn("lesson-next", func() int { return min(len(lesson.All()), a.les.l.N+1) })
 	lessonBtn("lesson-close", func() int { return 0 })
 	lessonBtn("offer-start", func() int { byID("offer").Set("hidden", true); return 1 })
+	for _, t := range sim.TaskKinds {
+		o := document.Call("createElement", "option")
+		o.Set("value", t)
+		o.Set("textContent", map[string]string{"copy": "copy random tokens", "name": "recall a name", "magic": "the magic word"}[t])
+		byID("breaks-task").Call("appendChild", o)
+	}
+	byID("breaks-task").Set("value", "name")
+	a.on(byID("breaks-run"), "click", func(js.Value, []js.Value) {
+		task := byID("breaks-task").Get("value").String()
+		a.post(func() { a.startBreaks(task, a.st.A.Policy) })
+	})
 	a.on(byID("offer-no"), "click", func(js.Value, []js.Value) {
 		window.Get("localStorage").Call("setItem", "kvscope.lessons", "declined")
 		byID("offer").Set("hidden", true)

@@ -300,7 +300,7 @@ func (a *app) publish() {
 		Frames: a.frames, Version: a.version, Scale: a.scale, Broken: a.broken, ScaleTxt: a.pg.scales[0].last,
 		UpdMs: a.updMs, DrawMs: a.drawMs, Replay: a.replaying(),
 		Mode: a.st.Mode, Model: a.publicModel(), Text: a.publicText(), StepsPerS: a.decode.perSecond(), RunPrompt: a.runPrompt,
-		Lesson: a.publicLesson()}
+		Lesson: a.publicLesson(), Breaks: a.publicBreaks()}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	ps.GCs, ps.GCMs, ps.HeapMB = ms.NumGC, float64(ms.PauseTotalNs)/1e6, float64(ms.HeapAlloc)/(1<<20)

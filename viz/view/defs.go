@@ -178,4 +178,8 @@ var Definitions = map[string]Definition{
 		"per query head and layer, the attention position 0 receives averaged over the queries that see it (Gu et al., ICLR 2025); a head is a sink head when it exceeds 0.3",
 		"Many sink heads: keep the first tokens (StreamingLLM); none: the first tokens matter little",
 		"Whether this model or stream has sinks at all, measured, before expecting the StreamingLLM lesson."},
+	"breaks": {"what compression breaks",
+		"a story built from a seed hides a needle (a name, a magic word, or a random token sequence to copy) at a depth of the text; the cache is compressed when the context ends, then the answer is read teacher-forced: the cell is its mean log-probability, nats per token",
+		"Closer to the full cache's score is better; 0 is a perfect answer",
+		"A squeezed cache forgets what it evicted: the needle-in-a-haystack figure, on a model small enough to run here."},
 }

@@ -32,6 +32,7 @@ type PageState struct {
 	StepsPerS float64     `json:"stepsPerS"` // engine steps per second of stepping time since the engines were last built
 	RunPrompt int         `json:"runPrompt"` // positions of the prompt (real model: BOS + prompt tokens)
 	Lesson    *PageLesson `json:"lesson"`    // the open lesson; nil when none
+	Breaks    *PageBreaks `json:"breaks"`    // the task heatmap; nil before one is asked for
 }
 
 // PageLesson is the open guided lesson (core/lesson).
@@ -39,6 +40,22 @@ type PageLesson struct {
 	N     int    `json:"n"`     // the lesson's number
 	Phase int    `json:"phase"` // 1 measuring the start, 2 asking, 3 measuring the change, 4 claim shown
 	Claim string `json:"claim"` // the claim written from the measured numbers (phase 4)
+}
+
+// PageBreaks is the real-model mode's task heatmap (what compression breaks).
+type PageBreaks struct {
+	Task, Policy string
+	Done, Len    int          // cells measured, cells in all
+	Cells        []BreaksCell // the measured ones
+	Err          string
+}
+
+// BreaksCell is one measured cell of the task heatmap: mean log-probability
+// of the answer under the compressed and the full cache, nats per token.
+type BreaksCell struct {
+	Depth       float64
+	Budget      int
+	Score, Full float64
 }
 
 // PageSide is one configuration shown.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"image/png"
+	"os"
 	"sort"
 	"strconv"
 	"testing"
@@ -22,6 +23,7 @@ import (
 // polling interval. It asserts only that the map appears; the figure is
 // for the README (`go test -run TestPresentedFirstFrame -v ./wasm/e2e`).
 func TestPresentedFirstFrame(t *testing.T) {
+	measureOnly(t)
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
@@ -95,6 +97,7 @@ func TestPresentedFirstFrame(t *testing.T) {
 // it), at the default page (512 tokens, at step 512) and at 4,096 tokens.
 // It logs the median and range; it asserts only that every move arrived.
 func TestSliderLatency(t *testing.T) {
+	measureOnly(t)
 	for _, tokens := range []int{512, 4096} {
 		tb := open(t, fmt.Sprintf("tokens=%d&at=%d&play=0", tokens, tokens))
 		tb.settle()
@@ -127,5 +130,14 @@ func TestSliderLatency(t *testing.T) {
 		sort.Float64s(ms)
 		t.Logf("%d tokens at step %d: slider input to the presented map: median %.0f ms, range %.0f–%.0f ms over %d moves",
 			tokens, tokens, ms[len(ms)/2], ms[0], ms[len(ms)-1], len(ms))
+	}
+}
+
+// measureOnly skips a measurement unless KVSCOPE_MEASURE is set (make
+// measure): its figures are for the README and need a quiet machine; make
+// test need not spend its minutes on them.
+func measureOnly(t *testing.T) {
+	if os.Getenv("KVSCOPE_MEASURE") == "" {
+		t.Skip("a measurement: run it with make measure (KVSCOPE_MEASURE=1)")
 	}
 }

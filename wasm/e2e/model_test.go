@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,4 +224,43 @@ func TestModelModeReadable(t *testing.T) {
 	if px := tb.eval(`getComputedStyle(document.querySelector("#toks-0 .lensrow")).fontSize`); px != "11px" {
 		t.Errorf("label font %s", px)
 	}
+}
+
+// The "what breaks" panel fills its depth × budget heatmap a slice of each
+// frame: the page keeps drawing, the cells arrive, and each carries the
+// full cache's score beside its own.
+func TestWhatBreaksHeatmap(t *testing.T) {
+	needModel(t)
+	tb := open(t, "mode=model&mtokens=64&at=64&play=0&policy=h2o&bits=32")
+	tb.waitModelRun()
+	tb.do(`document.getElementById("breaks").open = true; document.getElementById("breaks-task").value = "name"; document.getElementById("breaks-run").click()`)
+	tb.waitJS(`(b => b && b.Len > 0)(JSON.parse(window.kvscope.state()).breaks)`, 10*time.Second)
+	// While it fills, the page keeps its animation frames coming.
+	fps := tb.evalAsync(`new Promise(done => {
+		let n = 0; const t0 = performance.now();
+		const tick = (t) => { n++; if (t - t0 < 1000) requestAnimationFrame(tick); else done(String(n / ((t - t0) / 1000))); };
+		requestAnimationFrame(tick);
+	})`)
+	if b := tb.state().Breaks; b == nil || b.Done >= b.Len {
+		t.Log("the heatmap finished before the frames were counted")
+	}
+	if f, _ := strconv.ParseFloat(fps, 64); f < 10 {
+		t.Errorf("the page drew %s frames/s while the heatmap filled", fps)
+	} else {
+		t.Logf("the page drew %.0f frames/s while the heatmap filled", f)
+	}
+	tb.waitJS(`(b => b && b.Done === b.Len)(JSON.parse(window.kvscope.state()).breaks)`, 180*time.Second)
+	b := tb.state().Breaks
+	if b == nil || b.Err != "" || len(b.Cells) != b.Len || b.Len != 25 {
+		t.Fatalf("heatmap %+v", b)
+	}
+	for _, c := range b.Cells {
+		if c.Score > 0 || c.Full > 0 || math.IsNaN(c.Score) {
+			t.Errorf("cell %+v: a log-probability above 0", c)
+		}
+	}
+	if n := tb.eval(`String(document.querySelectorAll("#breaks-map td[title]").length)`); n != "25" {
+		t.Errorf("%s cells drawn", n)
+	}
+	t.Logf("heatmap: %s", domText(tb, "breaks-status"))
 }

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/kvscope/kvscope/core/lesson"
 )
@@ -182,4 +185,27 @@ func TestChartLesson(t *testing.T) {
 	if claim := domText(tb, "lesson-result"); !strings.Contains(claim, "budget") {
 		t.Errorf("claim %q", claim)
 	}
+}
+
+// TestScreenshotChart writes the README's picture of the memory-versus-
+// fidelity chart when KVSCOPE_SCREENSHOT_CHART names a PNG path (make
+// screenshot).
+func TestScreenshotChart(t *testing.T) {
+	out := os.Getenv("KVSCOPE_SCREENSHOT_CHART")
+	if out == "" {
+		t.Skip("set KVSCOPE_SCREENSHOT_CHART to a PNG path to picture the chart")
+	}
+	tb := open(t, "play=0&at=512")
+	tb.do(`document.getElementById("chartbox").open = true`)
+	tb.waitJS(`window.kvscopeSweepMs !== undefined`, 120*time.Second)
+	tb.do(`document.getElementById("chartbox").scrollIntoView()`)
+	time.Sleep(300 * time.Millisecond)
+	b, err := chromedp.Run(tb.ctx, chromedp.Screenshot(chromedp.ID("chartbox")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s", out)
 }
