@@ -338,13 +338,22 @@ func SweepPoints(ctx context.Context, ps []Point, only []int, s *Stream, fn func
 			return err
 		}
 	}
+	// Points of the same configuration (SnapKV or chunk pruning at budgets
+	// that round to the same setting) run once: a run is deterministic.
+	done := map[Config]Row{}
 	run := func(i int) error {
 		if i < 0 || i >= len(ps) {
 			return fmt.Errorf("sim: sweep index %d out of range [0, %d)", i, len(ps))
 		}
-		r, err := RunRow(ctx, i, ps[i], s)
-		if err != nil {
-			return err
+		r, ok := done[ps[i].Config]
+		if ok {
+			r.Index, r.Budget = i, ps[i].Budget
+		} else {
+			var err error
+			if r, err = RunRow(ctx, i, ps[i], s); err != nil {
+				return err
+			}
+			done[ps[i].Config] = r
 		}
 		return fn(r)
 	}
