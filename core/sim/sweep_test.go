@@ -228,6 +228,10 @@ func FuzzGridConfig(f *testing.F) {
 
 func TestSweepRefusesBadGrids(t *testing.T) {
 	base := sweepBase()
+	ps, err := Grid{Storage: AllStorage(), Budgets: []int{8}}.Points(base)
+	if want := len(AllStorage()) * len(kv.Policies()); err != nil || len(ps) != want {
+		t.Fatalf("every policy stored every way: %d points (%v), want %d", len(ps), err, want)
+	}
 	other := base
 	other.Seed++
 	for _, tc := range []struct {
