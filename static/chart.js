@@ -31,6 +31,18 @@
 //   chart.rows()           the rows drawn, in the order added.
 //   chart.destroy()        removes the chart from el.
 //
+//   const fig = KVChart.createSeries(el, {height, window});
+//       the attention-sinks figure (real-model mode): log-perplexity along
+//       the text for each cache, from the worker's {type:'sinks'} reply.
+//   fig.setCurves(curves, tokens)  curves: [{label, nll: [per position]}]
+//                          (nll[i] = −log p(token i+1)); tokens: the text's
+//                          pieces (for hover). Each curve is drawn as the
+//                          running mean of nll up to each position (the log
+//                          of the perplexity so far), or with {window: n} as
+//                          the mean over the last n positions.
+//   fig.setBudget(tokens)  marks where the evicting caches start to evict.
+//   fig.destroy()
+//
 // x is the stored bytes (everything the cache holds) on a log scale, with
 // the compression ratio against the FP16 history along the top; one curve
 // per eviction policy and storage variant (colour: policy; marker shape:
@@ -179,7 +191,7 @@
 
     container.textContent = '';
     if (container.style) container.style.position = container.style.position || 'relative';
-    const svg = el('svg', {class: 'kvchart', role: 'img', 'aria-label': 'memory against fidelity'});
+    const svg = el('svg', {class: 'kvchart', role: 'img', 'aria-label': 'memory against fidelity', 'font-family': 'system-ui, sans-serif'});
     container.appendChild(svg);
     const tip = document.createElement('div');
     tip.className = 'kvchart-tip';
@@ -393,7 +405,94 @@
     return chart;
   }
 
-  const KVChart = {create, METRICS, _internal: {sig, formatBytes, byteTicks, linTicks, curves, sameSetting, describe, settingOf}};
+  // smooth returns the running mean of xs (window 0) or the mean over the
+  // last `window` values at each position.
+  function smooth(xs, window) {
+    const out = new Array(xs.length);
+    let sum = 0;
+    for (let i = 0; i < xs.length; i++) {
+      sum += xs[i];
+      if (window > 0 && i >= window) sum -= xs[i - window];
+      out[i] = sum / (window > 0 ? Math.min(i + 1, window) : i + 1);
+    }
+    return out;
+  }
+
+  function createSeries(container, opts) {
+    opts = opts || {};
+    const height = opts.height || 260;
+    let curves = [], tokens = [], budget = 0;
+    container.textContent = '';
+    if (container.style) container.style.position = container.style.position || 'relative';
+    const svg = el('svg', {class: 'kvchart-series', role: 'img', 'aria-label': 'log-perplexity along the text', 'font-family': 'system-ui, sans-serif'});
+    container.appendChild(svg);
+    const colors = {'full': '#000000', 'window': '#E69F00', 'sinks + window': '#009E73'};
+
+    function draw() {
+      const W = Math.max(280, container.clientWidth || 640), H = height;
+      const L = 56, R = 12, T = 14, B = 44;
+      svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+      svg.setAttribute('width', W);
+      svg.setAttribute('height', H);
+      svg.textContent = '';
+      const ys = curves.map((c) => smooth(c.nll, opts.window || 0));
+      const n = Math.max(0, ...curves.map((c) => c.nll.length));
+      if (!n) {
+        el('text', {x: W / 2, y: H / 2, 'text-anchor': 'middle', fill: '#666', 'font-size': 13}, svg).textContent = 'computing…';
+        return;
+      }
+      const all = ys.flat().filter(isFinite);
+      const y0 = 0, y1 = Math.max(...all) * 1.05 || 1;
+      const sx = (i) => L + (n > 1 ? i / (n - 1) : 0) * (W - L - R);
+      const sy = (v) => T + (1 - (v - y0) / (y1 - y0)) * (H - T - B);
+      const axis = el('g', {'font-size': 11, fill: '#444'}, svg);
+      for (const v of linTicks(0, n, 8)) {
+        if (v > n - 1) continue;
+        el('line', {x1: sx(v), x2: sx(v), y1: T, y2: H - B, stroke: '#e4e4e4'}, axis);
+        el('text', {x: sx(v), y: H - B + 14, 'text-anchor': 'middle'}, axis).textContent = String(v + 1);
+      }
+      for (const v of linTicks(y0, y1, 4)) {
+        el('line', {x1: L, x2: W - R, y1: sy(v), y2: sy(v), stroke: '#e4e4e4'}, axis);
+        el('text', {x: L - 6, y: sy(v) + 4, 'text-anchor': 'end'}, axis).textContent = sig(v, 3);
+      }
+      el('text', {x: (L + W - R) / 2, y: H - B + 30, 'text-anchor': 'middle'}, axis).textContent = 'position in the text (tokens)';
+      el('text', {x: 12, y: (T + H - B) / 2, 'text-anchor': 'middle', transform: 'rotate(-90 12 ' + (T + H - B) / 2 + ')'}, axis)
+        .textContent = (opts.window ? 'log-perplexity, last ' + opts.window : 'log-perplexity so far') + ' ↓ better';
+      if (budget > 0 && budget < n) {
+        el('line', {class: 'kvchart-budget', x1: sx(budget - 1), x2: sx(budget - 1), y1: T, y2: H - B, stroke: '#b00', 'stroke-dasharray': '4 3'}, svg);
+        el('text', {x: sx(budget - 1) + 4, y: H - B - 6, fill: '#b00', 'font-size': 11}, svg).textContent = 'cache full: eviction starts';
+      }
+      curves.forEach((c, k) => {
+        const col = colors[c.label] || PALETTE[(k + 3) % PALETTE.length];
+        const d = ys[k].map((v, i) => (i ? 'L' : 'M') + sx(i).toFixed(1) + ' ' + sy(v).toFixed(1)).join(' ');
+        const path = el('path', {class: 'kvchart-curve', d: d, fill: 'none', stroke: col, 'stroke-width': 1.8, 'data-label': c.label}, svg);
+        el('title', {}, path).textContent = c.label + ': ' + sig(ys[k][ys[k].length - 1], 3) + ' at the end (perplexity ' + sig(Math.exp(ys[k][ys[k].length - 1]), 3) + ')';
+        el('rect', {x: L + 8 + k * 150, y: T + 4, width: 10, height: 10, fill: col}, svg);
+        el('text', {x: L + 22 + k * 150, y: T + 13, 'font-size': 11, fill: '#333'}, svg).textContent = c.label;
+      });
+      // Hover: the position, its token and each curve's value.
+      const hover = el('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: 'transparent', class: 'kvchart-hover'}, svg);
+      const title = el('title', {}, hover);
+      hover.addEventListener('mousemove', (e) => {
+        const box = svg.getBoundingClientRect ? svg.getBoundingClientRect() : {left: 0, width: W};
+        const px = (e.clientX - box.left) * W / (box.width || W);
+        const i = Math.max(0, Math.min(n - 1, Math.round((px - L) / (W - L - R) * (n - 1))));
+        title.textContent = 'position ' + (i + 1) + (tokens[i + 1] !== undefined ? ', next token ' + JSON.stringify(tokens[i + 1]) : '') + ': ' +
+          curves.map((c, k) => c.label + ' ' + sig(ys[k][i], 3)).join(', ');
+      });
+    }
+
+    const fig = {
+      setCurves(cs, toks) { curves = (cs || []).filter((c) => c && c.nll); tokens = toks || []; draw(); },
+      setBudget(b) { budget = Number(b) || 0; draw(); },
+      draw,
+      destroy() { container.textContent = ''; },
+    };
+    draw();
+    return fig;
+  }
+
+  const KVChart = {create, createSeries, METRICS, _internal: {smooth, sig, formatBytes, byteTicks, linTicks, curves, sameSetting, describe, settingOf}};
   if (typeof module !== 'undefined' && module.exports) module.exports = KVChart;
   root.KVChart = KVChart;
 })(typeof self !== 'undefined' ? self : globalThis);

@@ -21,7 +21,7 @@ var lessons = []Lesson{
 			{"policy", "full"}, {"bits", "16"}, {"gran", "token"}, {"rank", "0"}, {"residual", "0"}},
 		Highlight: "memory",
 		Notice: "Every token a model reads leaves a key and a value in every layer and head, and a full cache keeps them all. " +
-			"The memory bar grows with each step; its model-scale line shows the same cache for a real model at a long context, where it outgrows the weights.",
+			"The memory bar grows with each step; its model-scale line shows what the same cache takes for a real model at a long context.",
 		Action: Action{Key: "at", Value: "512", Ask: "Step the run on to its end, 512 tokens."},
 		Expect: []Expect{{"bytes", Up}},
 		claim:  growsClaim,
@@ -123,7 +123,7 @@ var lessons = []Lesson{
 			Setting{"bits", "8"}, Setting{"gran", "token"}, Setting{"residual", "0"}, Setting{"rank", "0"}),
 		Highlight: "chart",
 		Notice: "The chart runs every policy at budgets from 2 % of the history to all of it: memory across, attention mass kept up. " +
-			"Your setting, a 64-token window at INT8, is the highlighted point. " +
+			"Your setting, a 64-token window at INT8, is marked on it. " +
 			"Points further up and to the left keep more for less.",
 		Action: Action{Key: "policy", Value: "h2o", Ask: "Pick, on the chart, the point that keeps the most attention mass within 40 KiB.",
 			Also: []Setting{{"sink", "4"}, {"recent", "26"}, {"heavy", "25"}}},

@@ -31,11 +31,12 @@ type StorageVariant struct {
 // same total (see Grid.Config for the split):
 //
 //   - window keeps the budget as its recent window;
-//   - streaming (StreamingLLM) keeps Sink sinks and the rest as its
-//     recent window (no heavy hitters);
+//   - streaming (StreamingLLM) keeps Sink sinks (at most half the
+//     budget) and the rest as its recent window (no heavy hitters);
 //   - h2o, tova, knorm, random, seed000 — and any other policy whose
-//     budget is Sink+Recent+Heavy — keep Sink sinks and split the rest
-//     between the recent window (the larger half) and the heavy hitters;
+//     budget is Sink+Recent+Heavy — keep Sink sinks (at most half the
+//     budget) and split the rest between the recent window (the larger
+//     half) and the heavy hitters;
 //   - chunk has no token budget: it drops the share 1 − budget/tokens of
 //     every chunk (at most 0.95), so it keeps about the same share;
 //   - snapkv compresses the prompt only: it keeps the same share of the
@@ -340,13 +341,22 @@ func SweepPoints(ctx context.Context, ps []Point, only []int, s *Stream, fn func
 			return err
 		}
 	}
+	// Points of the same configuration (SnapKV or chunk pruning at budgets
+	// that round to the same setting) run once: a run is deterministic.
+	done := map[Config]Row{}
 	run := func(i int) error {
 		if i < 0 || i >= len(ps) {
 			return fmt.Errorf("sim: sweep index %d out of range [0, %d)", i, len(ps))
 		}
-		r, err := RunRow(ctx, i, ps[i], s)
-		if err != nil {
-			return err
+		r, ok := done[ps[i].Config]
+		if ok {
+			r.Index, r.Budget = i, ps[i].Budget
+		} else {
+			var err error
+			if r, err = RunRow(ctx, i, ps[i], s); err != nil {
+				return err
+			}
+			done[ps[i].Config] = r
 		}
 		return fn(r)
 	}

@@ -53,13 +53,20 @@ func ModelSweepPoints(ctx context.Context, m *model.Model, ps []Point, only []in
 		}
 	}
 	var ref modelText
+	done := map[Config]Row{} // points of the same configuration run once
 	for _, i := range only {
 		if i < 0 || i >= len(ps) {
 			return fmt.Errorf("sim: sweep index %d out of range [0, %d)", i, len(ps))
 		}
-		r, err := modelRow(ctx, m, i, ps[i], prompt, maxTokens, reposition, &ref)
-		if err != nil {
-			return err
+		r, ok := done[ps[i].Config]
+		if ok {
+			r.Index, r.Budget = i, ps[i].Budget
+		} else {
+			var err error
+			if r, err = modelRow(ctx, m, i, ps[i], prompt, maxTokens, reposition, &ref); err != nil {
+				return err
+			}
+			done[ps[i].Config] = r
 		}
 		if err := fn(r); err != nil {
 			return err

@@ -232,6 +232,10 @@ func FuzzGridConfig(f *testing.F) {
 
 func TestSweepRefusesBadGrids(t *testing.T) {
 	base := sweepBase()
+	ps, err := Grid{Storage: AllStorage(), Budgets: []int{8}}.Points(base)
+	if want := len(AllStorage()) * len(kv.Policies()); err != nil || len(ps) != want {
+		t.Fatalf("every policy stored every way: %d points (%v), want %d", len(ps), err, want)
+	}
 	other := base
 	other.Seed++
 	for _, tc := range []struct {
@@ -290,6 +294,34 @@ func TestSweepShowsTheTradeOff(t *testing.T) {
 		}
 		if math.IsNaN(h.KL) || h.KL <= 0 {
 			t.Errorf("h2o budget %d: KL %v", h.Budget, h.KL)
+		}
+	}
+}
+
+// Points that round to the same configuration (SnapKV's share of a short
+// prompt, chunk pruning's largest drop share) run once and report the
+// same numbers under their own index and budget.
+func TestSweepRunsRepeatsOnce(t *testing.T) {
+	base := sweepBase()
+	g := Grid{Policies: []string{"snapkv", "chunk"}, Budgets: []int{2, 3, 4}, Sink: 4}
+	ps, err := g.Points(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []Row
+	if err := SweepPoints(context.Background(), ps, nil, nil, func(r Row) error { rows = append(rows, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 6 || ps[0].Config != ps[2].Config || ps[1].Config != ps[3].Config {
+		t.Fatalf("want 6 rows over repeated configurations: %+v", ps)
+	}
+	for i, r := range rows {
+		if r.Index != i || r.Budget != ps[i].Budget {
+			t.Errorf("row %d: index %d budget %d", i, r.Index, r.Budget)
+		}
+		mem, _, m := singleRun(t, ps[i].Config)
+		if r.Bytes != mem.Total() || r.Mass != m.Mass || r.OutErr != m.OutErr || r.KL != m.KL {
+			t.Errorf("row %d differs from its single run", i)
 		}
 	}
 }

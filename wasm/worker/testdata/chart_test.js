@@ -100,4 +100,16 @@ assert.strictEqual(KVChart._internal.sig(0.12345, 3), '0.123');
 assert.strictEqual(KVChart._internal.formatBytes(36960), '36.1 KiB');
 assert.deepStrictEqual(KVChart._internal.byteTicks(3000, 70000), [4096, 8192, 16384, 32768, 65536]);
 assert.deepStrictEqual(KVChart._internal.byteTicks(1000, 1 << 30).length <= 9, true);
+// The attention-sinks figure: one path per cache, running means.
+assert.deepStrictEqual(KVChart._internal.smooth([1, 3, 5, 7], 0), [1, 2, 3, 4]);
+assert.deepStrictEqual(KVChart._internal.smooth([1, 3, 5, 7], 2), [1, 2, 4, 6]);
+const froot = new El('div');
+const fig = KVChart.createSeries(froot, {});
+fig.setCurves([{label: 'full', nll: [1, 0.5, 0.4]}, {label: 'window', nll: [1, 0.9, 2]}, {label: 'sinks + window', nll: [1, 0.6, 0.5]}], ['<s>', 'Once', ' upon', ' a']);
+fig.setBudget(2);
+const paths = froot.byClass('kvchart-curve');
+assert.deepStrictEqual(paths.map((p) => p.attrs['data-label']), ['full', 'window', 'sinks + window']);
+assert.strictEqual(froot.byClass('kvchart-budget').length, 1);
+froot.byClass('kvchart-hover')[0].fire('mousemove', {clientX: 10000});
+assert.ok(froot.textContent.includes('position 3, next token " a"'), froot.textContent);
 console.log('ok');
