@@ -20,7 +20,7 @@
   const box = $("chartbox");
   let chart = null, workers = [], reqId = 0, running = 0;
   let streamKey = "", swept = new Set(), modelSent = "", total = 0, got = 0, started = 0, t0 = 0;
-  let sinksKey = "", pendingSinks = null;
+  let sinksKey = "", pendingSinks = null, lastSinksBudget = 0;
   const status = (s) => { $("chart-status").textContent = s ? "· " + s : ""; };
 
   function ensure() {
@@ -110,6 +110,7 @@
       if (key !== sinksKey) {
         sinksKey = key;
         pendingSinks = {type: "sinks", config: c.config, text: c.text, maxTokens: c.maxTokens, budget: budget, sink: 4, repos: false};
+        lastSinksBudget = budget;
       }
     }
   }
@@ -142,24 +143,13 @@
   window.addEventListener("kvscope:budget", (e) => { if (ensure()) chart.setBudget(e.detail); });
 
   // The attention-sinks figure (real model): per-position log-perplexity
-  // of the text, teacher-forced, for full, window and sinks + window.
+  // of the text, teacher-forced, for full, window and sinks + window at
+  // equal budget (KVChart.createSeries).
+  let fig = null;
   function drawSinks(m) {
-    const el = $("sinkfig");
-    if (!m.curves || !m.curves.length) { el.textContent = ""; return; }
-    const W = 600, H = 180, L = 36, B = 18;
-    let hi = 0, n = 0;
-    for (const c of m.curves) for (const v of c.nll) { if (isFinite(v)) hi = Math.max(hi, v); n = Math.max(n, c.nll.length); }
-    hi = hi || 1;
-    const colors = ["#e8e8e8", "#d55e00", "#56b4e9", "#f0e442"];
-    let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="Log-perplexity per position">`;
-    svg += `<text x="4" y="12" fill="#8a93a3" font-size="11">−log p(token), teacher-forced, along the text (lower is better)</text>`;
-    m.curves.forEach((c, i) => {
-      const pts = c.nll.map((v, j) => `${(L + (W - L - 4) * j / Math.max(1, n - 1)).toFixed(1)},${(H - B - (H - B - 18) * Math.min(v, hi) / hi).toFixed(1)}`).join(" ");
-      svg += `<polyline fill="none" stroke="${colors[i % colors.length]}" stroke-width="1.2" points="${pts}"/>`;
-      svg += `<text x="${L + 6 + 170 * i}" y="${H - 4}" fill="${colors[i % colors.length]}" font-size="11">${c.label.replace(/[<&>]/g, "")}</text>`;
-    });
-    svg += `<text x="2" y="${H - B}" fill="#8a93a3" font-size="10">0</text><text x="2" y="24" fill="#8a93a3" font-size="10">${hi.toFixed(1)}</text></svg>`;
-    el.innerHTML = svg;
+    if (!fig) fig = KVChart.createSeries($("sinkfig"), {height: 180});
+    fig.setCurves(m.curves || [], m.tokens || []);
+    if (lastSinksBudget) fig.setBudget(lastSinksBudget);
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", offer); else offer();

@@ -263,6 +263,11 @@ func (a *app) initDOM() {
 	})
 	a.on(byID("app"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
 	a.on(byID("learn"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
+	a.on(byID("viz"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
+	// Opening or closing a panel (the chart, the task heatmap) moves what is under it.
+	for _, id := range []string{"chartbox", "breaks"} {
+		a.on(byID(id), "toggle", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
+	}
 	for i := 0; i < 2; i++ {
 		a.bindMap(i)
 		a.bindOverview(i)

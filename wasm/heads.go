@@ -71,8 +71,14 @@ func (a *app) writeHeads() {
 			}
 			sk.WriteString(`</div>`)
 		}
-		fmt.Fprintf(&sk, `<p class="gsum">%d of %d heads are sink heads (position 0 gets over %s of their attention, averaged over %d queries); the largest share is %s.</p>`,
+		fmt.Fprintf(&sk, `<p class="gsum">%d of %d heads are sink heads (position 0 gets over %s of their attention, averaged over %d queries); the largest share is %s.`,
 			sn.Count(), sn.Layers*sn.Heads, view.Percent(sim.SinkThreshold), sn.Tokens, view.Percent(sn.Max()))
+		if sn.Tokens < sim.SinkPrompt {
+			// Over the first few queries position 0 is a large share of
+			// what there is to see: Gu et al. average 64.
+			fmt.Fprintf(&sk, ` Too early to tell: the metric averages over %d queries.`, sim.SinkPrompt)
+		}
+		sk.WriteString(`</p>`)
 	} else {
 		sk.WriteString(`<p class="gsum">Measured from the reference attention: turn the reference on (Reference every n steps) to see it.</p>`)
 	}

@@ -204,8 +204,8 @@ func (a *app) writeTexts() {
 	} else {
 		tp.diverge.set(fmt.Sprintf("differs from position %d (marked)", t.Diverge))
 	}
-	tp.nextKL.set(view.Sig(t.NextKL, 3) + " nats")
-	tp.meanKL.set(view.Sig(t.MeanKL, 3) + " nats")
+	tp.nextKL.set(view.Nats(t.NextKL))
+	tp.meanKL.set(view.Nats(t.MeanKL))
 	tp.agree.set(view.Percent(t.Agreement))
 }
 

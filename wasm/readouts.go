@@ -98,7 +98,7 @@ func (a *app) writeDOM() {
 			view.Ratio(sc.Full, sc.Stored)))
 		mt := &s.Metrics
 		vals := [view.NumMetrics]string{
-			view.Percent(mt.KErr), view.Percent(mt.VErr), view.Percent(mt.OutErr), view.Percent(mt.Mass), view.Sig(mt.KL, 3) + " nats",
+			view.Percent(mt.KErr), view.Percent(mt.VErr), view.Percent(mt.OutErr), view.Percent(mt.Mass), view.Nats(mt.KL),
 		}
 		if !a.st.Measured() {
 			vals = [view.NumMetrics]string{"–", "–", "–", "–", "–"}

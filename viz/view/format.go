@@ -101,3 +101,18 @@ func Ratio(a, b float64) string {
 	}
 	return Sig(a/b, 3) + "×"
 }
+
+// Nats formats a KL divergence or log-probability difference in nats with
+// three significant digits and no exponent: "0.163 nats"; a value between
+// 0 and 0.0001 prints "<0.0001 nats".
+func Nats(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "–"
+	case v > 0 && v < 1e-4:
+		return "<0.0001 nats"
+	case v < 0 && v > -1e-4:
+		return "−<0.0001 nats"
+	}
+	return Sig(v, 3) + " nats"
+}

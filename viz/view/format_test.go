@@ -31,6 +31,9 @@ func TestFormat(t *testing.T) {
 		{Saving(1000, 1000), "the same size as the FP16 history"},
 		{Saving(0, 0), "nothing decoded yet, so nothing to compare with"},
 		{Saving(100, 0), "nothing stored"},
+		{Nats(6.43e-05), "<0.0001 nats"}, // not "6.43e-05 nats"
+		{Nats(0.1632), "0.163 nats"},
+		{Nats(0), "0 nats"},
 		{Ratio(1000, 32), "31.2×"},
 		{Ratio(1, 0), "–"},
 	}

@@ -52,7 +52,7 @@ const cutOffJS = `(() => {
 		// Clipped by an ancestor that hides overflow (not scrolls).
 		for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
 			const cs = getComputedStyle(p);
-			if (cs.overflowX === "hidden" || cs.overflowX === "clip") {
+			if (cs.overflowX !== "visible") { // hidden, clip, or a scroll box: sticking out sideways is cut off
 				const pr = p.getBoundingClientRect();
 				if (r.right > pr.right + 1 || r.left < pr.left - 1) { out.push(name + " clipped by " + (p.id ? "#" + p.id : p.className || p.tagName)); }
 				break;
