@@ -5,9 +5,9 @@ package e2e
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
