@@ -46,6 +46,9 @@ func (g *game) Layout(w, h int) (int, int) {
 func (g *game) Update() error {
 	defer g.recoverPanic("update")
 	a := g.a
+	if !a.ready && a.frames == 0 {
+		mark("update")
+	}
 	t0 := time.Now()
 	defer func() { a.updMs = 0.95*a.updMs + 0.05*float64(time.Since(t0).Microseconds())/1000 }()
 	if a.broken {
@@ -97,6 +100,9 @@ func (g *game) Update() error {
 func (g *game) Draw(offscreen *ebiten.Image) {
 	defer g.recoverPanic("draw")
 	a := g.a
+	if !a.ready && a.frames == 0 {
+		mark("draw")
+	}
 	if a.layoutDirty || a.frames%30 == 0 {
 		a.readRects()
 	}
