@@ -287,11 +287,7 @@ func summary(w io.Writer, e *sim.Engine) {
 // agree, the memory, and the perplexity of the uncompressed text (its
 // tokens as decoded, not re-encoded) under both.
 func runModel(w io.Writer, cfg sim.Config, o options) error {
-	b, err := os.ReadFile(o.model)
-	if err != nil {
-		return err
-	}
-	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+	m, err := loadModel(o.model)
 	if err != nil {
 		return err
 	}
@@ -324,4 +320,13 @@ func runModel(w io.Writer, cfg sim.Config, o options) error {
 	}
 	fmt.Fprintf(w, "Perplexity of the uncompressed text: %.3f uncompressed, %.3f compressed\n", full, comp)
 	return printModelSinks(w, m, r)
+}
+
+// loadModel reads and loads the llama GGUF file at path.
+func loadModel(path string) (*model.Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return model.Load(bytes.NewReader(b), int64(len(b)))
 }

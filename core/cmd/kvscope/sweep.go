@@ -2,17 +2,14 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/sim"
 )
 
@@ -141,11 +138,7 @@ func runSweep(stdout io.Writer, cfg sim.Config, o options) error {
 	}
 	ctx := context.Background()
 	if withModel {
-		b, err := os.ReadFile(o.model)
-		if err != nil {
-			return err
-		}
-		m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+		m, err := loadModel(o.model)
 		if err != nil {
 			return err
 		}

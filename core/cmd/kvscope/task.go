@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/sim"
 )
 
@@ -59,11 +56,7 @@ func runTask(w io.Writer, cfg sim.Config, o options) error {
 	if err != nil {
 		return err
 	}
-	b, err := os.ReadFile(o.model)
-	if err != nil {
-		return err
-	}
-	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+	m, err := loadModel(o.model)
 	if err != nil {
 		return err
 	}
