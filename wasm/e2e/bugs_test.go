@@ -222,3 +222,41 @@ func TestAttentionRowsAnswerHover(t *testing.T) {
 		t.Errorf("an exponent in the tooltip: %q", txt)
 	}
 }
+
+// Every figure the page shows explains itself: each marked element names
+// a definition, and hovering or focusing it shows the formula, which way
+// is better and what it means. The figures are listed by the elements
+// that show them, so a figure added without a definition fails here.
+func TestEveryFigureDefined(t *testing.T) {
+	for _, hash := range []string{paused, "mode=model&play=0"} {
+		tb := open(t, hash)
+		tb.settle()
+		missing := tb.eval(`(() => {
+			const need = ["#metric-rows th", "#memratio-0", "#mem-0-0", "#mem-0-1", "#mem-0-2", "#seglegend .chip", "#scale-0",
+				"#budget-grid", "#sink-grid", "#texts .textstats > span"];
+			const out = [];
+			for (const sel of need) {
+				const els = document.querySelectorAll(sel);
+				if (!els.length) { out.push(sel + ": not found"); continue; }
+				for (const el of els) {
+					if (el.closest(".model-only") && !document.body.classList.contains("mode-model")) continue;
+					const d = el.closest("[data-def]") || el.querySelector("[data-def]") || (el.previousElementSibling && el.previousElementSibling.querySelector("[data-def]"));
+					if (!d || !window.kvscopeDefs[d.dataset.def]) out.push(sel + " “" + el.textContent.trim().slice(0, 30) + "”");
+				}
+			}
+			for (const el of document.querySelectorAll("[data-def]")) {
+				if (!window.kvscopeDefs[el.dataset.def]) out.push("data-def=" + el.dataset.def + " has no definition");
+			}
+			return out.join("; ");
+		})()`)
+		if missing != "" {
+			t.Errorf("%s: figures without a definition: %s", hash, missing)
+		}
+		// Keyboard focus shows the definition.
+		tb.do(`document.querySelector("#metric-rows [data-def=mass]").focus()`)
+		tb.waitJS(`!document.getElementById("def").hidden && document.getElementById("def").dataset.for === "mass"`, 5*time.Second)
+		if txt := domText(tb, "def"); !strings.Contains(txt, "Higher is better") || !strings.Contains(txt, "full-history attention weight") {
+			t.Errorf("the definition of attention mass kept reads %q", txt)
+		}
+	}
+}
