@@ -71,6 +71,7 @@ func (g *game) Update() error {
 			}
 		}
 	}
+	a.modelTick(30 * time.Millisecond)
 	a.refresh()
 	a.lessonTick()
 	if a.st.ModelMode() {

@@ -7,7 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"syscall/js"
+	"time"
 
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/viz/view"
@@ -15,7 +17,7 @@ import (
 
 // maxModelBytes bounds a model file the page accepts: it is copied into
 // the Go heap and decoded three times per token.
-const maxModelBytes = 256 << 20
+const maxModelBytes = 640 << 20
 
 // modelSource is where real-model mode's model comes from and what is
 // known about it.
@@ -25,6 +27,9 @@ type modelSource struct {
 	requested bool         // the served copy was asked for
 	loading   bool
 	pendingAt int // step to replay to once the model is loaded
+
+	conv     *modelConversion // a file being checked and converted, a slice of each frame
+	progress float64          // the conversion's progress, 0..1; −1 when none runs
 
 	name   string
 	size   int
@@ -93,29 +98,133 @@ func (a *app) loadFile(f js.Value) {
 	a.readBuffer(f.Call("arrayBuffer"), name, fail)
 }
 
-// loadModel checks and loads a model file and switches to real-model
-// mode with it. A file that does not load is reported and the page keeps
-// the model it had.
+// modelConversion is a model file on its way in: its sha256 computed and
+// its tensors converted a slice of each frame (modelTick), so a file of
+// hundreds of megabytes loads with a progress bar instead of freezing the
+// page.
+type modelConversion struct {
+	b      []byte
+	name   string
+	h      hash.Hash
+	hashed int
+	sum    string
+	ld     *model.Loader
+}
+
+// loadModel starts checking and converting a model file; modelTick
+// finishes it and switches to real-model mode. A file that does not load
+// is reported and the page keeps the model it had.
 func (a *app) loadModel(b []byte, name string) {
-	a.mdl.loading = false
-	sum := sha256.Sum256(b)
-	hexSum := hex.EncodeToString(sum[:])
-	m, err := loadModelSafe(b)
-	if err != nil {
-		a.mdl.err = err.Error()
-		msg := fmt.Sprintf("%s (%s, sha256 %s…) is not a model kvscope can run: %v", name, view.Bytes(float64(len(b))), hexSum[:12], err)
-		if a.mdl.m != nil {
-			msg += ". The previous model stays loaded."
-		}
-		a.setModelStatus(msg)
-		a.addNotices(view.Notice{Msg: "Model file refused: " + err.Error()})
+	a.mdl.loading = true
+	a.mdl.conv = &modelConversion{b: b, name: name, h: sha256.New()}
+	a.setModelStatus(fmt.Sprintf("Checking %s (%s)…", name, view.Bytes(float64(len(b)))))
+	a.modelProgress(0)
+}
+
+// modelTick does up to budget of the loading model's work: hashing, then
+// converting tensors, and finishes the load when it is done.
+func (a *app) modelTick(budget time.Duration) {
+	c := a.mdl.conv
+	if c == nil {
 		return
 	}
+	t0 := time.Now()
+	const chunk = 4 << 20
+	for c.hashed < len(c.b) && time.Since(t0) < budget {
+		n := min(chunk, len(c.b)-c.hashed)
+		c.h.Write(c.b[c.hashed : c.hashed+n])
+		c.hashed += n
+	}
+	if c.hashed < len(c.b) {
+		a.modelProgress(0.1 * float64(c.hashed) / float64(len(c.b)))
+		return
+	}
+	if c.sum == "" {
+		c.sum = hex.EncodeToString(c.h.Sum(nil))
+		ld, err := newLoaderSafe(c.b)
+		if err != nil {
+			a.refuseModel(c, err)
+			return
+		}
+		c.ld = ld
+		a.setModelStatus(fmt.Sprintf("Converting %s: %s…", c.name, describeShape(ld.Config())))
+	}
+	var stepErr error
+	for time.Since(t0) < budget {
+		more, err := stepLoaderSafe(c.ld)
+		if err != nil {
+			stepErr = err
+			break
+		}
+		if !more {
+			break
+		}
+	}
+	if stepErr != nil {
+		a.refuseModel(c, stepErr)
+		return
+	}
+	if err := c.ld.Err(); err != nil {
+		a.refuseModel(c, err)
+		return
+	}
+	done, total := c.ld.Progress()
+	if done < total {
+		a.modelProgress(0.1 + 0.9*float64(done)/float64(max(total, 1)))
+		return
+	}
+	m, err := c.ld.Model()
+	if err != nil {
+		a.refuseModel(c, err)
+		return
+	}
+	a.modelProgress(-1)
+	a.mdl.conv, a.mdl.loading = nil, false
+	a.finishModel(m, c.b, c.name, c.sum)
+}
+
+// modelProgress shows the loading model's progress (0..1), or hides the
+// bar (v < 0).
+func (a *app) modelProgress(v float64) {
+	bar := byID("model-progress")
+	if !bar.Truthy() {
+		return
+	}
+	bar.Set("hidden", v < 0)
+	if v >= 0 {
+		bar.Set("value", v)
+	}
+	a.mdl.progress = v
+}
+
+// refuseModel reports a file that is not a model kvscope can run.
+func (a *app) refuseModel(c *modelConversion, err error) {
+	a.mdl.conv, a.mdl.loading = nil, false
+	a.modelProgress(-1)
+	a.mdl.err = err.Error()
+	short := c.sum
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	msg := fmt.Sprintf("%s (%s, sha256 %s…) is not a model kvscope can run: %v", c.name, view.Bytes(float64(len(c.b))), short, err)
+	if a.mdl.m != nil {
+		msg += ". The previous model stays loaded."
+	}
+	a.setModelStatus(msg)
+	a.addNotices(view.Notice{Msg: "Model file refused: " + err.Error()})
+}
+
+func describeShape(mc model.Config) string {
+	return fmt.Sprintf("%d layers, %d query heads sharing %d KV heads, head dim %d, vocabulary %d, context %d",
+		mc.Layers, mc.Heads, mc.KVHeads, mc.HeadDim, mc.Vocab, mc.ContextLength)
+}
+
+// finishModel makes a loaded model the page's and switches to real-model mode.
+func (a *app) finishModel(m *model.Model, b []byte, name, hexSum string) {
 	a.mdl.m, a.mdl.err, a.mdl.raw = m, "", b
 	a.mdl.name, a.mdl.size, a.mdl.sha256 = name, len(b), hexSum
 	a.mdl.known = view.IsKnownModel(hexSum)
-	mc := m.Config
-	shape := fmt.Sprintf("%d layers, %d query heads sharing %d KV heads, head dim %d, context %d", mc.Layers, mc.Heads, mc.KVHeads, mc.HeadDim, mc.ContextLength)
+	shape := describeShape(m.Config)
 	if a.mdl.known {
 		a.setModelStatus(fmt.Sprintf("%s · %s · sha256 %s…%s ✓ the known stories260K file (Karpathy's tinyllamas, MIT): %s.",
 			name, view.Bytes(float64(len(b))), hexSum[:8], hexSum[len(hexSum)-4:], shape))
@@ -136,14 +245,26 @@ func (a *app) loadModel(b []byte, name string) {
 	a.reflect()
 }
 
-// loadModelSafe is model.Load that turns a panic on a hostile file into an error.
-func loadModelSafe(b []byte) (m *model.Model, err error) {
+// newLoaderSafe is model.NewLoader that turns a panic on a hostile file
+// into an error.
+func newLoaderSafe(b []byte) (ld *model.Loader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			m, err = nil, fmt.Errorf("kvscope: the model loader failed on this file (%v)", r)
+			ld, err = nil, fmt.Errorf("kvscope: the model loader failed on this file (%v)", r)
 		}
 	}()
-	return model.Load(bytes.NewReader(b), int64(len(b)))
+	return model.NewLoader(bytes.NewReader(b), int64(len(b)), model.Options{})
+}
+
+// stepLoaderSafe converts the loader's next tensor, turning a panic on a
+// hostile file into an error.
+func stepLoaderSafe(ld *model.Loader) (more bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			more, err = false, fmt.Errorf("kvscope: the model loader failed on this file (%v)", r)
+		}
+	}()
+	return ld.Next(), nil
 }
 
 func (a *app) setModelStatus(s string) {
@@ -219,7 +340,8 @@ func (a *app) writeModelStatus() {
 
 // publicModel describes the model in window.kvscope.state().
 func (a *app) publicModel() view.PageModel {
-	return view.PageModel{Loaded: a.mdl.m != nil, Name: a.mdl.name, SHA256: a.mdl.sha256, Known: a.mdl.known, Error: a.mdl.err, Status: a.mdl.status}
+	return view.PageModel{Loaded: a.mdl.m != nil, Name: a.mdl.name, SHA256: a.mdl.sha256, Known: a.mdl.known, Error: a.mdl.err, Status: a.mdl.status,
+		Progress: a.mdl.progress, Layers: a.modelLayers(), Vocab: a.modelVocab()}
 }
 
 // promise calls ok with a JavaScript promise's value, or fail with its
@@ -247,4 +369,18 @@ func promise(p js.Value, ok func(js.Value), fail func(string)) {
 		return nil
 	})
 	p.Call("then", onOK, onErr)
+}
+
+func (a *app) modelLayers() int {
+	if a.mdl.m == nil {
+		return 0
+	}
+	return a.mdl.m.Config.Layers
+}
+
+func (a *app) modelVocab() int {
+	if a.mdl.m == nil {
+		return 0
+	}
+	return a.mdl.m.Config.Vocab
 }

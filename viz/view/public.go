@@ -92,6 +92,10 @@ type PageModel struct {
 	Known  bool   `json:"known"`  // the file is the one the page is made for
 	Error  string `json:"error"`  // why loading failed
 	Status string `json:"status"` // what the page says about it
+
+	Progress float64 `json:"progress"` // a file being converted: 0..1; −1 (or 0 before any) when none
+	Layers   int     `json:"layers"`   // the loaded model's shape
+	Vocab    int     `json:"vocab"`
 }
 
 // PageText is the real model's two texts and how far they agree.
