@@ -238,13 +238,24 @@
       pending = false;
       const W = Math.max(280, (container.clientWidth || 640));
       const H = height;
-      svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
-      svg.setAttribute('width', W);
-      svg.setAttribute('height', H);
-      svg.textContent = '';
       const L = 56, R = 12, T = 34, B = 58;
       const m = METRICS[metric];
       const shown = rows.filter((r) => r.bytes > 0 && value(r, metric) !== null);
+      // The legend wraps onto more rows in a narrow chart: the picture
+      // grows below the plot instead of the rows climbing over the axis.
+      const legendItems = [...new Set(shown.map((r) => r.policy))].map((p) => 18 + 7 * p.length);
+      const storageItems = [...new Map(shown.map((r) => [storageKey(r), r])).values()];
+      if (storageItems.length > 1) for (const r of storageItems) legendItems.push(20 + 6.5 * storageLabel(r).length);
+      let legendRows = 1;
+      for (let x = L, i = 0; i < legendItems.length; i++) {
+        if (x > L && x + legendItems[i] > W - 20) { legendRows++; x = L; }
+        x += legendItems[i];
+      }
+      const Htot = H + 14 * (legendRows - 1);
+      svg.setAttribute('viewBox', '0 0 ' + W + ' ' + Htot);
+      svg.setAttribute('width', W);
+      svg.setAttribute('height', Htot);
+      svg.textContent = '';
       const full = rows.length ? Math.max(...rows.map((r) => r.full_bytes || 0)) : 0;
       // The uncompressed point: the FP16 history, at perfect fidelity.
       let perfect = m.perfect;
@@ -354,20 +365,21 @@
       // Legend: policies (colour), storage (shape).
       const leg = el('g', {class: 'kvchart-legend', 'font-size': 11, fill: '#333'}, svg);
       let lx = L, ly = H - 12;
+      const wrap = (w) => { if (lx > L && lx + w > W - 20) { lx = L; ly += 14; } };
       const seen = [...new Set(shown.map((r) => r.policy))];
       for (const p of seen) {
+        wrap(18 + 7 * p.length);
         el('rect', {x: lx, y: ly - 8, width: 10, height: 10, fill: colorOf(p)}, leg);
         const t = el('text', {x: lx + 13, y: ly + 1}, leg);
         t.textContent = p;
         lx += 18 + 7 * p.length;
-        if (lx > W - 80) { lx = L; ly -= 14; }
       }
-      const storages = [...new Map(shown.map((r) => [storageKey(r), r])).values()];
+      const storages = storageItems;
       if (storages.length > 1) {
-        lx += 10;
         for (const r of storages) {
-          marker(shapeOf(r), lx + 5, ly - 3, 4, {fill: '#666'}, leg);
           const label = storageLabel(r);
+          wrap(20 + 6.5 * label.length);
+          marker(shapeOf(r), lx + 5, ly - 3, 4, {fill: '#666'}, leg);
           el('text', {x: lx + 12, y: ly + 1}, leg).textContent = label;
           lx += 20 + 6.5 * label.length;
         }

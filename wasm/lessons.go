@@ -166,7 +166,7 @@ func (a *app) writeLesson() {
 	case lessonSettling:
 		res.Set("textContent", "Measuring the starting point…")
 	case lessonAsking:
-		res.Set("textContent", "Now: "+l.Action.Ask)
+		res.Set("textContent", "Your move: the measured answer will appear here.")
 	case lessonActing:
 		res.Set("textContent", "Measuring what changed…")
 	case lessonDone:
