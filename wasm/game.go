@@ -83,7 +83,10 @@ func (g *game) Update() error {
 	}
 	// While playing, numbers are written five times a second: the pictures
 	// move every step, text that changes faster cannot be read anyway.
-	if (a.version != a.domV && (!a.st.Playing || a.frames%12 == 0 || a.domV < 0)) || a.frames%30 == 0 {
+	// Before the first frame, Draw writes the numbers with the map it
+	// draws (see markReady): writing them here too would double the
+	// start-up's most expensive DOM work.
+	if a.ready && ((a.version != a.domV && (!a.st.Playing || a.frames%12 == 0 || a.domV < 0)) || a.frames%30 == 0) {
 		a.writeDOM()
 		a.domV = a.version
 	}

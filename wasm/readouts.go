@@ -117,7 +117,8 @@ func (a *app) writeDOM() {
 		a.summaryAt = pos
 		pg.summary.set(a.summaryText())
 	}
-	if !a.st.Playing || a.frames%10 == 0 {
+	// markReady publishes the first state itself.
+	if a.ready && (!a.st.Playing || a.frames%10 == 0) {
 		a.publish()
 	}
 }
