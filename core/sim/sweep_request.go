@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/kvscope/kvscope/core/model"
 )
@@ -18,8 +19,8 @@ type SweepRequest struct {
 	Config Config `json:"config"` // the stream (or the model run's) base configuration
 	Grid   Grid   `json:"grid"`   // null fields take Grid's defaults; a missing sink is DefaultSweepSink
 
-	// Shards > 1 splits the points between workers: this one runs the
-	// points whose index i has i % Shards == Shard. Rows keep their index.
+	// Shards > 1 splits the points between workers of about equal work
+	// (Shares): this one runs share Shard. Rows keep their index.
 	Shard  int `json:"shard"`
 	Shards int `json:"shards"`
 
@@ -62,17 +63,59 @@ func (r *SweepRequest) Points(m *model.Model) ([]Point, error) {
 	return ModelPoints(m, base, r.Text, r.MaxTokens, r.Grid)
 }
 
-// mine returns the indices of n points this request's shard runs (nil:
-// all of them).
-func (r *SweepRequest) mine(n int) []int {
+// mine returns the indices of the points this request's shard runs (nil:
+// all of them), in ascending order. Shards get equal shares of the work,
+// not of the points: each point's cost is estimated (Shares) and the
+// points are dealt out largest first to the least loaded shard, so the
+// expensive runs (keeping most of the history, slow scorers) do not all
+// land on one worker. Every shard computes the same deal.
+func (r *SweepRequest) mine(ps []Point) []int {
 	if r.Shards <= 1 {
 		return nil
 	}
-	only := []int{}
-	for i := r.Shard; i < n; i += r.Shards {
-		only = append(only, i)
+	return Shares(ps, r.Shards)[r.Shard]
+}
+
+// Shares deals the points' indices out to n shards of about equal
+// estimated work (see mine); each shard's indices ascend. The estimate of
+// a point is the tokens its heads keep (its budget, or the history for a
+// policy without one) times a factor for scorers that cost more per token
+// (ExpectedAttention's query statistics: 4; DuoAttention, which keeps
+// whole heads: the history).
+func Shares(ps []Point, n int) [][]int {
+	n = max(n, 1)
+	cost := make([]float64, len(ps))
+	order := make([]int, len(ps))
+	for i, p := range ps {
+		c := float64(max(p.Budget, 1))
+		switch p.Config.Policy {
+		case "expected":
+			c *= 4
+		case "duo", "quest":
+			c = float64(p.Config.Tokens)
+		}
+		cost[i], order[i] = c, i
 	}
-	return only
+	sort.SliceStable(order, func(a, b int) bool { return cost[order[a]] > cost[order[b]] })
+	load := make([]float64, n)
+	out := make([][]int, n)
+	for i := range out {
+		out[i] = []int{}
+	}
+	for _, i := range order {
+		k := 0
+		for j := 1; j < n; j++ {
+			if load[j] < load[k] {
+				k = j
+			}
+		}
+		load[k] += cost[i]
+		out[k] = append(out[k], i)
+	}
+	for _, o := range out {
+		sort.Ints(o)
+	}
+	return out
 }
 
 // Run runs the request's share of the sweep and calls emit with each row
@@ -80,7 +123,7 @@ func (r *SweepRequest) mine(n int) []int {
 // recording the sweep used, for the next request over the same stream
 // (nil in real-model mode). m is the model for real-model mode.
 func (r *SweepRequest) Run(ctx context.Context, ps []Point, s *Stream, m *model.Model, emit func(Row) error) (*Stream, error) {
-	only := r.mine(len(ps))
+	only := r.mine(ps)
 	if r.Model {
 		return s, ModelSweepPoints(ctx, m, ps, only, r.Text, r.MaxTokens, r.Repos, emit)
 	}

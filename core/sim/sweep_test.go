@@ -325,3 +325,39 @@ func TestSweepRunsRepeatsOnce(t *testing.T) {
 		}
 	}
 }
+
+// Shares deals every point to exactly one shard, and the default sweep's
+// shards carry about equal estimated work (a deal by index alone gave one
+// of two workers every policy that keeps the whole history).
+func TestSharesBalanceTheWork(t *testing.T) {
+	ps, err := DefaultGrid().Points(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 2, 3, 4} {
+		shares := Shares(ps, n)
+		seen := make([]int, len(ps))
+		load := make([]float64, n)
+		for k, sh := range shares {
+			for j, i := range sh {
+				seen[i]++
+				if j > 0 && sh[j-1] >= i {
+					t.Fatalf("%d shards: share %d not ascending: %v", n, k, sh)
+				}
+				load[k] += float64(max(ps[i].Budget, 1))
+			}
+		}
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("%d shards: point %d dealt %d times", n, i, c)
+			}
+		}
+		lo, hi := load[0], load[0]
+		for _, l := range load {
+			lo, hi = min(lo, l), max(hi, l)
+		}
+		if n > 1 && hi > 1.25*lo {
+			t.Errorf("%d shards: kept-token loads %v differ by more than 25%%", n, load)
+		}
+	}
+}

@@ -141,8 +141,16 @@ func TestWorkerSweepsLikeTheEngine(t *testing.T) {
 	if starts != 3 || dones != 2 || cancelled != 1 {
 		t.Errorf("%d starts, %d done, %d cancelled; want 3, 2, 1", starts, dones, cancelled)
 	}
+	ps2, err := sim.Grid{Budgets: []int{4, 24}, Sink: sim.DefaultSweepSink}.Points(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := map[int]bool{}
+	for _, i := range sim.Shares(ps2, 2)[1] {
+		mine[i] = true
+	}
 	for _, r := range shard {
-		if r.Index%2 != 1 {
+		if !mine[r.Index] {
 			t.Errorf("shard 1 of 2 ran point %d", r.Index)
 		}
 	}
