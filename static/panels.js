@@ -19,7 +19,7 @@
   // four), each running every n-th setting of the grid.
   const box = $("chartbox");
   let chart = null, workers = [], reqId = 0, running = 0;
-  let streamKey = "", swept = new Set(), modelSent = "", total = 0, got = 0, started = 0, t0 = 0;
+  let streamKey = "", swept = new Set(), modelSent = "", total = 0, got = 0, t0 = 0;
   let sinksKey = "", pendingSinks = null, lastSinksBudget = 0;
   const status = (s) => { $("chart-status").textContent = s ? "· " + s : ""; };
 
@@ -61,7 +61,7 @@
     if (m.type === "sinks") { drawSinks(m); return; }
     if (m.id !== reqId) return;
     switch (m.type) {
-      case "start": total = m.total; started++; status("computing " + total + " settings…"); break;
+      case "start": total = m.total; status("computing " + total + " settings…"); break;
       case "row":
         chart.addRow(m.row); got++;
         if (got === 1) fillMetrics();
@@ -84,7 +84,7 @@
   function sweep(c) {
     reqId++;
     t0 = performance.now();
-    total = 0; got = 0; started = 0;
+    total = 0; got = 0;
     window.kvscopeSweepMs = undefined;
     if (c.model && modelSent !== c.modelName) {
       const bytes = window.kvscope.modelBytes();

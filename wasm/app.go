@@ -71,6 +71,7 @@ type app struct {
 	les                 lessonState  // the open guided lesson
 	breaks              breaksState  // real-model mode: the task heatmap
 	sweepBase           atomic.Value // string: JSON of what the chart sweeps (see sweepRequest)
+	lastSweep           sweepRequest // the request sweepBase holds, without its Key
 }
 
 // sweepRequest is what the chart's worker sweeps: A's configuration and,
@@ -92,15 +93,15 @@ type sweepRequest struct {
 func (a *app) applySettings(kvs map[string]any) {
 	next := a.st
 	keys := make([]string, 0, len(kvs))
-	if _, ok := kvs["policy"]; ok {
-		keys = append(keys, "policy")
-	}
 	for k := range kvs {
-		if k != "policy" {
-			keys = append(keys, k)
-		}
+		keys = append(keys, k)
 	}
-	sort.Strings(keys[min(1, len(keys)):])
+	sort.Slice(keys, func(i, j int) bool { // the policy first, then by name
+		if (keys[i] == "policy") != (keys[j] == "policy") {
+			return keys[i] == "policy"
+		}
+		return keys[i] < keys[j]
+	})
 	for _, k := range keys {
 		v := kvs[k]
 		var str string

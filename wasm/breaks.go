@@ -29,7 +29,6 @@ type breaksState struct {
 	sw      *sim.TaskSweep
 	task    string
 	policy  string
-	bits    int
 	written int // cells written to the DOM
 	err     string
 	started time.Time
@@ -44,21 +43,20 @@ func (a *app) startBreaks(task, policy string) {
 	m := a.mdl.m
 	if m == nil {
 		b.err = "load a model first"
-		a.writeBreaks(true)
+		a.writeBreaks()
 		return
 	}
 	cfg := *a.engConfig(0)
 	cfg.Policy = policy
-	b.bits = cfg.Bits
 	sw, err := sim.NewTaskHeatmap(m, cfg, sim.TaskSpec{Kind: task, Seed: 1, Length: min(256, m.Config.ContextLength)}, breaksDepths, breaksBudgets, false)
 	if err != nil {
 		b.err = err.Error()
-		a.writeBreaks(true)
+		a.writeBreaks()
 		return
 	}
 	sw.SetChunk(16)
 	b.sw, b.started = sw, time.Now()
-	a.writeBreaks(true)
+	a.writeBreaks()
 }
 
 // breaksTick does up to budget of the heatmap's work and writes what is new.
@@ -77,14 +75,14 @@ func (a *app) breaksTick(budget time.Duration) {
 		b.ms = float64(time.Since(b.started).Milliseconds())
 	}
 	if b.sw.Done() != b.written || b.err != "" {
-		a.writeBreaks(false)
+		a.writeBreaks()
 	}
 }
 
 // writeBreaks draws the heatmap: a row per depth, a column per budget,
 // each cell coloured by how much of the full cache's score it keeps (its
 // log-probability against the full cache's, per token).
-func (a *app) writeBreaks(force bool) {
+func (a *app) writeBreaks() {
 	b := &a.breaks
 	el := byID("breaks-map")
 	if !el.Truthy() {
@@ -95,8 +93,6 @@ func (a *app) writeBreaks(force bool) {
 	switch {
 	case b.err != "":
 		status = "could not run: " + b.err
-	case b.sw == nil:
-		status = ""
 	case b.sw.Done() < b.sw.Len():
 		status = fmt.Sprintf("%d of %d cells…", b.sw.Done(), b.sw.Len())
 	default:
@@ -128,7 +124,8 @@ func (a *app) writeBreaks(force bool) {
 			// token: 0 is as good as the full cache; −1 nat or worse is red.
 			lost := c.Full.LogProb - c.Score.LogProb
 			t := min(1, max(0, lost))
-			col := fmt.Sprintf("rgb(%d,%d,%d)", int(86+(213-86)*t), int(180+(94-180)*t), int(233+(0-233)*t))
+			kept, gone := view.RoleColor(sim.Recent), view.RoleColor(sim.Evicted)
+			col := view.RGBA{R: kept.R + (gone.R-kept.R)*float32(t), G: kept.G + (gone.G-kept.G)*float32(t), B: kept.B + (gone.B-kept.B)*float32(t), A: 1}.Hex()
 			fmt.Fprintf(&s, `<td style="background:%s" title="%s at depth %s, %d tokens per head: %s nats per token (full cache %s), top-1 %s">%s</td>`,
 				col, html.EscapeString(b.policy), view.Percent(d), c.Budget, view.Sig(c.Score.LogProb, 3), view.Sig(c.Full.LogProb, 3), view.Percent(c.Score.Top1), view.Sig(c.Score.LogProb, 3))
 		}
@@ -141,7 +138,6 @@ func (a *app) writeBreaks(force bool) {
 	}
 	s.WriteString(`</tbody></table>`)
 	el.Set("innerHTML", s.String())
-	_ = force
 }
 
 // publicBreaks is the heatmap's progress for window.kvscope.state().

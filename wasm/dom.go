@@ -642,21 +642,11 @@ func relevant(policy string, c *sim.Config, key string) bool {
 	case "gran", "group", "residual", "quant", "rotate", "outfp16", "sinkfp16":
 		return c.Bits < 16
 	case "alloc", "vweight":
-		return budgetedPolicy(policy)
+		return view.Budgeted(policy)
 	case "merge":
-		return budgetedPolicy(policy) && policy != "duo"
+		return view.Budgeted(policy) && policy != "duo"
 	case "pages":
 		return policy == "quest"
-	}
-	return true
-}
-
-// budgetedPolicy reports whether a policy keeps a token budget that an
-// allocator can split.
-func budgetedPolicy(p string) bool {
-	switch p {
-	case "full", "chunk", "snapkv", "quest":
-		return false
 	}
 	return true
 }

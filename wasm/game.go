@@ -134,8 +134,11 @@ func (g *game) Draw(offscreen *ebiten.Image) {
 			}
 			prev := s.grid
 			s.grid = s.vp.Place(s.mapR, s.snap.Heads, s.snap.Step, a.runTotal, a.scale)
-			if s.grid.CellW != prev.CellW || s.grid.Left != prev.Left {
-				a.domV = -1 // the axis line describes the grid: rewrite it
+			if (s.grid.CellW != prev.CellW || s.grid.Left != prev.Left) && !a.st.Playing {
+				// The axis line describes the grid: rewrite it now after a
+				// zoom or scroll. While playing the grid moves every step
+				// and the numbers' own cadence rewrites it.
+				a.domV = -1
 			}
 			hov := viz.Hover{Head: -1}
 			if a.hover.valid && a.hover.side == i {

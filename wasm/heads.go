@@ -28,26 +28,23 @@ func (a *app) writeHeads() {
 	var bk, sk strings.Builder
 	layers := max(1, len(s.Budgets)/max(1, s.Heads))
 	if len(s.Budgets) > 0 {
-		hi := 1
+		lo, hi, sum := s.Budgets[0], s.Budgets[0], 0
 		for _, b := range s.Budgets {
-			hi = max(hi, b)
+			lo, hi, sum = min(lo, b), max(hi, b), sum+b
 		}
-		lo, sum := s.Budgets[0], 0
-		for _, b := range s.Budgets {
-			lo, sum = min(lo, b), sum+b
-		}
+		r, g, bl := view.RoleColor(sim.Recent).RGB8()
 		for l := 0; l < layers; l++ {
 			bk.WriteString(`<div class="grow">`)
 			for h := 0; h < s.Heads; h++ {
 				i := l*s.Heads + h
 				b := s.Budgets[i]
-				mark := ""
+				mark, why := "", ""
 				if i < len(s.Retrieval) && s.Retrieval[i] {
-					mark = "R"
+					mark, why = "R", " (retrieval head: the full cache)"
 				}
-				t := 0.15 + 0.85*float64(b)/float64(hi)
-				fmt.Fprintf(&bk, `<i style="background:rgba(86,180,233,%.2f)" title="layer %d, KV head %d: keeps up to %d tokens%s">%s</i>`,
-					t, l, h, b, map[bool]string{true: " (retrieval head: the full cache)", false: ""}[mark != ""], mark)
+				t := 0.15 + 0.85*float64(b)/float64(max(hi, 1))
+				fmt.Fprintf(&bk, `<i style="background:rgba(%d,%d,%d,%.2f)" title="layer %d, KV head %d: keeps up to %d tokens%s">%s</i>`,
+					r, g, bl, t, l, h, b, why, mark)
 			}
 			bk.WriteString(`</div>`)
 		}
@@ -58,6 +55,7 @@ func (a *app) writeHeads() {
 		bk.WriteString(fmt.Sprintf(`<p class="gsum">%d tokens in all, %s</p>`, sum, even))
 	}
 	if sn := s.Sinks; sn != nil && sn.Tokens > 0 {
+		sr, sg, sb := view.RoleColor(sim.Sink).RGB8()
 		for l := 0; l < sn.Layers; l++ {
 			sk.WriteString(`<div class="grow">`)
 			for h := 0; h < sn.Heads; h++ {
@@ -66,8 +64,8 @@ func (a *app) writeHeads() {
 				if sn.IsSink(l, h) {
 					mark = "S"
 				}
-				fmt.Fprintf(&sk, `<i style="background:rgba(232,232,232,%.2f)" title="layer %d, query head %d: position 0 gets %s of the attention">%s</i>`,
-					0.08+0.92*min(1, v), l, h, view.Percent(v), mark)
+				fmt.Fprintf(&sk, `<i style="background:rgba(%d,%d,%d,%.2f)" title="layer %d, query head %d: position 0 gets %s of the attention">%s</i>`,
+					sr, sg, sb, 0.08+0.92*min(1, v), l, h, view.Percent(v), mark)
 			}
 			sk.WriteString(`</div>`)
 		}
@@ -89,7 +87,6 @@ func (a *app) writeHeads() {
 	a.pg.heads = key
 	byID("budget-grid").Set("innerHTML", key.budgets)
 	byID("sink-grid").Set("innerHTML", key.sinks)
-	byID("budget-sum").Set("textContent", "")
 	if sn := s.Sinks; sn != nil && sn.Tokens > 0 {
 		byID("sink-sum").Set("textContent", fmt.Sprintf("%d of %d", sn.Count(), sn.Layers*sn.Heads))
 	} else {

@@ -139,7 +139,7 @@ func (a *app) lessonNumbers() lesson.Numbers {
 // writeLesson writes the lesson card and the highlight when they changed.
 func (a *app) writeLesson() {
 	ls := &a.les
-	if ls.shownV == ls.v && ls.v != 0 {
+	if ls.shownV == ls.v { // the page starts as the card's zero state: hidden, nothing outlined
 		return
 	}
 	ls.shownV = ls.v

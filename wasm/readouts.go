@@ -339,13 +339,18 @@ func (a *app) publish() {
 	if !sr.Model {
 		sr.Config = a.st.A
 	}
-	sk := sr.Config
-	sk.Policy, sk.Sink, sk.Recent, sk.Heavy, sk.Bits, sk.Granularity, sk.Shared, sk.DropShare = "", 0, 0, 0, 0, "", false, 0
-	if kb, err := json.Marshal(sk); err == nil {
-		sr.Key = fmt.Sprintf("%s|%v|%s|%d|%v|%s", kb, sr.Model, sr.Text, sr.MaxTokens, sr.Repos, sr.ModelName)
-	}
-	if sb, err := json.Marshal(sr); err == nil {
-		a.sweepBase.Store(string(sb))
+	// The request changes only when settings are applied or a model loads:
+	// serialize it then, not at every publish.
+	if sr != a.lastSweep {
+		a.lastSweep = sr
+		sk := sr.Config
+		sk.Policy, sk.Sink, sk.Recent, sk.Heavy, sk.Bits, sk.Granularity, sk.Shared, sk.DropShare = "", 0, 0, 0, 0, "", false, 0
+		if kb, err := json.Marshal(sk); err == nil {
+			sr.Key = fmt.Sprintf("%s|%v|%s|%d|%v|%s", kb, sr.Model, sr.Text, sr.MaxTokens, sr.Repos, sr.ModelName)
+		}
+		if sb, err := json.Marshal(sr); err == nil {
+			a.sweepBase.Store(string(sb))
+		}
 	}
 	b, err := json.Marshal(ps)
 	if err != nil {

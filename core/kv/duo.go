@@ -56,7 +56,7 @@ func init() {
 			}
 			for g := range l.heads {
 				h := &l.heads[g]
-				lo, hi := l.sinkCount(h), len(h.pos)-min(l.cfg.Recent, len(h.pos)-l.sinkCount(h))
+				lo, hi := l.sinkCount(h), len(h.pos)-l.recentCount(h)
 				var s float64
 				for _, a := range h.attn[lo:hi] {
 					s += float64(a)
@@ -65,19 +65,9 @@ func init() {
 			}
 			st.steps++
 		},
-		evict:     func(l *Layer, pos int) { l.duoEvict(pos) },
-		endPrompt: func(l *Layer) { l.duoEvict(l.last) },
-		keep:      positionKeep,
-		role: func(l *Layer, g, i int) Role {
-			h := &l.heads[g]
-			switch {
-			case int(h.pos[i]) < l.cfg.Sink:
-				return Sink
-			case i >= len(h.pos)-min(l.cfg.Recent, len(h.pos)-l.sinkCount(h)):
-				return Recent
-			}
-			return Kept
-		},
+		evict:      func(l *Layer, pos int) { l.duoEvict(pos) },
+		endPrompt:  func(l *Layer) { l.duoEvict(l.last) },
+		keep:       positionKeep,
 		extraBytes: func(l *Layer) int64 { return int64(len(l.heads)) },
 		// A retrieval head, like a full cache, needs no index map.
 		indexedHead: func(l *Layer, g int) bool { r := l.RetrievalHeads(); return r == nil || !r[g] },

@@ -196,7 +196,7 @@ func (l *Layer) Stores(g int) (keys, values Store) { return l.heads[g].keys, l.h
 // heads when the decision is shared). A cache that keeps every token in
 // order needs none: Full, Quest, and Duo's retrieval heads.
 func (l *Layer) IndexBytes() int64 {
-	if !l.def.budgeted && !l.def.indexed() {
+	if l.def.noIndex {
 		return 0
 	}
 	if l.cfg.sharedDecision() {

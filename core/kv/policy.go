@@ -103,7 +103,6 @@ type policyDef struct {
 
 // indexed reports whether a policy without a budget still keeps an index
 // map of original positions (it evicts some tokens).
-func (d *policyDef) indexed() bool { return !d.noIndex }
 
 var registry [numPolicies]*policyDef
 
@@ -184,7 +183,7 @@ func (p Param) String() string {
 // budgetFormula is the sum that makes the token budget of a policy
 // reading p.
 func (p Param) budgetFormula() string {
-	return (p & (ParamSink | ParamRecent | ParamHeavy)).String()
+	return (p & budgetParams).String()
 }
 
 // Params returns the settings policy p reads; the others change nothing

@@ -92,11 +92,6 @@ func newSinkAcc(layers, heads int) *sinkAcc {
 		out: Sinks{Layers: layers, Heads: heads, Importance: make([]float64, layers*heads)}}
 }
 
-func (a *sinkAcc) reset() {
-	clear(a.sum)
-	a.n = 0
-}
-
 // result divides the sums by the queries counted, into the reused Sinks.
 func (a *sinkAcc) result() *Sinks {
 	a.out.Tokens = a.n

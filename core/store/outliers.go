@@ -54,22 +54,6 @@ func (s *Store) inlierRange(grp []float32, off int) (lo, hi float32) {
 	return lo, hi
 }
 
-// decoded returns the value code j of a sealed slot's row decodes to.
-func (s *Store) decoded(slot, j int) float32 {
-	bits := s.cfg.Bits
-	row := s.codeRow(slot)
-	off := j * bits
-	w := uint16(row[off>>3])
-	if off>>3+1 < len(row) {
-		w |= uint16(row[off>>3+1]) << 8
-	}
-	c := uint8(w>>(off&7)) & uint8(1<<bits-1)
-	if s.mode == modeFixed {
-		return s.chPar[j].Value(c)
-	}
-	return s.tokPar[slot*s.groups+j/s.gsize].Value(c)
-}
-
 // putOutliers writes slot's outliers over dst (stored coordinates).
 func (s *Store) putOutliers(slot int, dst []float32) {
 	for k, j := range s.outIdx[slot*s.nout : (slot+1)*s.nout] {
@@ -80,10 +64,19 @@ func (s *Store) putOutliers(slot int, dst []float32) {
 // cacheDeltas sets slot's outDelta, value − decoded at each outlier, once
 // its codes are stored: derived from the stored bytes (like the store's
 // other precomputed tables, not counted as memory), it spares Dots and
-// WeightedSum decoding the outliers' codes again.
+// WeightedSum decoding the outliers' codes again. It must run right after
+// compress quantized the slot's row into s.cbuf: the codes are read there
+// (packing keeps them exactly).
 func (s *Store) cacheDeltas(slot int) {
 	for k, j := range s.outIdx[slot*s.nout : (slot+1)*s.nout] {
-		s.outDelta[slot*s.nout+k] = s.outVal[slot*s.nout+k] - s.decoded(slot, int(j))
+		c := s.cbuf[j]
+		var dec float32
+		if s.mode == modeFixed {
+			dec = s.chPar[j].Value(c)
+		} else {
+			dec = s.tokPar[slot*s.groups+int(j)/s.gsize].Value(c)
+		}
+		s.outDelta[slot*s.nout+k] = s.outVal[slot*s.nout+k] - dec
 	}
 }
 

@@ -6,10 +6,11 @@ import (
 	"github.com/kvscope/kvscope/core/sim"
 )
 
-// budgeted reports whether a policy keeps a fixed number of tokens per
-// head (its budget), as opposed to every token (full), a share (chunk) or
-// a prompt selection (snapkv).
-func budgeted(policy string) bool {
+// Budgeted reports whether a policy keeps a fixed number of tokens per
+// head (its budget), as opposed to every token (full), a share (chunk), a
+// prompt selection (snapkv) or everything with a selection per query
+// (quest): the policies a budget allocator can split.
+func Budgeted(policy string) bool {
 	switch policy {
 	case "full", "chunk", "snapkv", "quest":
 		return false
@@ -28,7 +29,7 @@ func TokenBudget(c *sim.Config) int {
 	case "streaming", "duo":
 		return c.Sink + c.Recent
 	}
-	if !budgeted(c.Policy) {
+	if !Budgeted(c.Policy) {
 		return 0
 	}
 	return c.Sink + c.Recent + c.Heavy
@@ -67,7 +68,7 @@ func BudgetText(c *sim.Config) string {
 // Switching from or to a policy without a fixed budget changes nothing.
 func KeepBudget(c *sim.Config, from string) {
 	to := c.Policy
-	if from == to || !budgeted(from) || !budgeted(to) {
+	if from == to || !Budgeted(from) || !Budgeted(to) {
 		return
 	}
 	old := *c
