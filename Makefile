@@ -19,15 +19,24 @@ GO_SOURCES   := $(shell find core viz wasm -name '*.go' 2>/dev/null) go.mod go.s
 
 all: build
 
-build: static/main.wasm static/wasm_exec.js static/worker.wasm
+build: static/main.wasm static/wasm_exec.js static/worker.wasm static/main.wasm.gz static/worker.wasm.gz
+
+# -s -w: no symbol table or DWARF in the download (panics still print Go
+# stack traces from the runtime's own tables).
+WASM_LDFLAGS := -s -w
 
 static/main.wasm: $(GO_SOURCES)
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $@ ./wasm
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="$(WASM_LDFLAGS)" -o $@ ./wasm
+
+# The gzipped copies a static host would send (make serve and the browser
+# tests send them the same way: wasm/internal/site).
+%.wasm.gz: %.wasm
+	gzip -9 -n -c $< > $@
 
 # The sweep worker: the core engine without drawing, run by
 # static/sweep-worker.js in a Web Worker for the memory-versus-fidelity chart.
 static/worker.wasm: $(GO_SOURCES)
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -o $@ ./wasm/worker
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="$(WASM_LDFLAGS)" -o $@ ./wasm/worker
 
 static/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
 	cp $< $@
@@ -45,11 +54,11 @@ vet:
 	@unformatted=$$(gofmt -l core viz wasm); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet $(PURE_PKGS)
 	GOOS=js GOARCH=wasm $(GO) vet $(JS_PKGS)
-	$(GO) vet ./wasm/serve ./wasm/e2e ./wasm/worker
+	$(GO) vet ./wasm/serve ./wasm/e2e ./wasm/worker ./wasm/internal/site
 
 test-native:
 	$(GO) test -count=1 $(PURE_PKGS)
-	$(GO) test -count=1 ./wasm/worker
+	$(GO) test -count=1 ./wasm/worker ./wasm/internal/site
 
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" $(PURE_PKGS)
@@ -96,4 +105,4 @@ chart-picture: chromium
 	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_CHART_PNG=$(CURDIR)/static/chart.png $(GO) test -count=1 -run TestChartPicture ./wasm/worker
 
 clean:
-	rm -f static/main.wasm static/worker.wasm static/wasm_exec.js static/*.gguf
+	rm -f static/main.wasm static/worker.wasm static/*.wasm.gz static/wasm_exec.js static/*.gguf

@@ -24,18 +24,26 @@
 
   function mb(n) { return (n / 1048576).toFixed(1) + " MB"; }
 
-  // fetchWithProgress returns the response of url with a body that moves
-  // the progress bar as it streams (a few times a second), so that the
-  // module can be compiled while it downloads (instantiateStreaming).
+  // fetchWithProgress returns the response of url untouched, so that the
+  // browser compiles the module as it streams in and keeps the compiled
+  // code for the next visit (instantiateStreaming needs the response
+  // itself for that); a clone of it moves the progress bar. A compressed
+  // download's length is not the module's, so the bar then counts
+  // megabytes without a total.
   async function fetchWithProgress(url) {
     const resp = await fetch(url);
     if (!resp.ok) throw new Error(url + ": HTTP " + resp.status);
-    const total = +resp.headers.get("Content-Length") || 0;
-    if (!resp.body || typeof TransformStream !== "function") return resp;
+    const encoded = !!resp.headers.get("Content-Encoding");
+    const total = encoded ? 0 : +resp.headers.get("Content-Length") || 0;
+    if (!resp.body || !resp.clone) return resp;
+    if (!total) $("loading-bar").removeAttribute("value");
+    const reader = resp.clone().body.getReader();
     let got = 0, shown = 0;
-    const progress = new TransformStream({
-      transform(chunk, ctl) {
-        got += chunk.length;
+    (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        got += value.length;
         const now = performance.now();
         if (now - shown > 100) {
           shown = now;
@@ -44,10 +52,9 @@
             : "Loading the simulator… " + mb(got);
           if (total) $("loading-bar").value = got / total;
         }
-        ctl.enqueue(chunk);
-      },
-    });
-    return new Response(resp.body.pipeThrough(progress), { headers: { "Content-Type": "application/wasm" } });
+      }
+    })().catch(() => {});
+    return resp;
   }
 
   // instantiate compiles and instantiates the module as it streams in,

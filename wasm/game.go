@@ -339,6 +339,7 @@ func (a *app) markReady() {
 	body := document.Get("body")
 	body.Get("classList").Call("add", "running")
 	byID("loading").Set("hidden", true)
+	byID("app").Call("removeAttribute", "inert")
 	if c := document.Call("querySelector", "canvas"); c.Truthy() {
 		c.Call("setAttribute", "tabindex", "-1")
 		c.Call("setAttribute", "aria-hidden", "true")

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
+	"github.com/kvscope/kvscope/wasm/internal/site"
 )
 
 const (
@@ -65,7 +65,7 @@ func run(m *testing.M) int {
 		}
 		return m.Run() // each test skips with the reason
 	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(static)))
+	srv := httptest.NewServer(site.Handler(static))
 	defer srv.Close()
 	serverURL = srv.URL
 

@@ -10,85 +10,93 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 )
 
-// TestPresentedFirstFrame measures when a visitor first sees the map: it
-// navigates a fresh tab and takes screenshots (what Chromium presents)
-// until one shows the map drawn, and logs that screenshot's time after
-// navigation start (performance.now() just before the capture) with the
-// polling interval. It asserts only that the map appears; the figure is
-// for the README (`go test -run TestPresentedFirstFrame -v ./wasm/e2e`).
+// TestPresentedFirstFrame measures when a visitor first sees the map. Each
+// run opens the page in a fresh browser context (empty HTTP and code
+// caches: a first visit) and reads when the animation frame after the one
+// that drew the map began: Chromium starts it only once the drawn frame's
+// main-thread work is done, its WebGL commands executed and the canvas
+// composited (with software GL the compositor reads the canvas back, which
+// waits for every command), so it is when the map reached the screen, to
+// within a frame. The page's milestones are logged with it, and a
+// screenshot checks that the map is indeed on screen. The figures are for
+// the README (make measure); the test asserts only that the map appears.
 func TestPresentedFirstFrame(t *testing.T) {
 	measureOnly(t)
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
 	var firsts []float64
-	for run := 0; run < 3; run++ {
-		ctx, cancel := chromedp.NewContext(browserCtx)
-		ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-		if err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1000)); err != nil {
-			t.Fatal(err)
-		}
-		if err := chromedp.Do(ctx, chromedp.Navigate(serverURL+"/")); err != nil {
-			t.Fatal(err)
-		}
-		var at, prev float64
-		polls := 0
-		for {
-			polls++
-			rect, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
-				const now = performance.now();
-				if (!document.body.classList.contains("running")) return "-," + now;
-				const r = document.getElementById("map-0").getBoundingClientRect();
-				return [r.x, r.y, r.width, r.height, now].map(String).join(",");
-			})()`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			img, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var x, y, w, h, now float64
-			if n, _ := fmt.Sscanf(rect, "%g,%g,%g,%g,%g", &x, &y, &w, &h, &now); n == 5 && w > 0 {
-				pic, err := png.Decode(bytes.NewReader(img))
-				if err != nil {
-					t.Fatal(err)
-				}
-				colored := 0
-				for yy := int(y); yy < int(y+h); yy += 4 {
-					for xx := int(x); xx < int(x+w); xx += 4 {
-						if ok, _ := near(pic, xx, yy, [3]uint8{0x0f, 0x11, 0x15}, 6); !ok {
-							if ok2, _ := near(pic, xx, yy, [3]uint8{0x1d, 0x21, 0x29}, 6); !ok2 {
-								colored++
-							}
-						}
-					}
-				}
-				if colored > 50 {
-					at = now
-					break
-				}
-			} else if i := bytes.LastIndexByte([]byte(rect), ','); i >= 0 {
-				now, _ = strconv.ParseFloat(rect[i+1:], 64)
-			}
-			prev = now
-			if polls > 400 {
-				t.Fatal("the map never appeared")
-			}
-		}
-		t.Logf("run %d: first screenshot with the map drawn at %.0f ms after navigation start (the screenshot before it: %.0f ms; %d polls)", run, at, prev, polls)
-		firsts = append(firsts, at)
-		cancelT()
+	for run := 0; run < 5; run++ {
+		ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+		at, marks := presentedFirstFrame(t, ctx)
 		cancel()
+		t.Logf("run %d: map presented at %.0f ms after navigation start (page marks: %s)", run, at, marks)
+		firsts = append(firsts, at)
 	}
 	sort.Float64s(firsts)
-	t.Logf("presented first frame: median %.0f ms, range %.0f–%.0f ms", firsts[len(firsts)/2], firsts[0], firsts[len(firsts)-1])
+	t.Logf("presented first frame, first visit: median %.0f ms, range %.0f–%.0f ms", firsts[len(firsts)/2], firsts[0], firsts[len(firsts)-1])
+}
+
+// presentedFirstFrame opens the page in a new tab of parent's browser
+// context and returns when, in ms after navigation start, the frame after
+// the first drawn map began, with the page's milestones. It fails the test
+// if a screenshot then does not show the map.
+func presentedFirstFrame(t *testing.T, parent context.Context) (float64, string) {
+	ctx, cancel := chromedp.NewContext(parent)
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelT()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(serverURL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!(window.kvscope && window.kvscope.firstFrameMs)`)); err != nil {
+		t.Fatal(err)
+	}
+	info, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+		const r = document.getElementById("map-0").getBoundingClientRect();
+		const m = Object.entries(window.kvscopeTiming).map(([k, v]) => k + " " + Math.round(v)).join(", ");
+		return [r.x, r.y, r.width, r.height, window.kvscope.firstFrameMs].map(String).join(",") + ";" + m;
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x, y, w, h, at float64
+	rect, marks, _ := strings.Cut(info, ";")
+	if n, _ := fmt.Sscanf(rect, "%g,%g,%g,%g,%g", &x, &y, &w, &h, &at); n != 5 || w <= 0 {
+		t.Fatalf("map rectangle %q", info)
+	}
+	img, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic, err := png.Decode(bytes.NewReader(img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	colored, samples := 0, 0
+	for yy := int(y); yy < int(y+h); yy += 4 {
+		for xx := int(x); xx < int(x+w); xx += 4 {
+			r, g, b, _ := pic.At(xx, yy).RGBA()
+			samples++
+			if max(r, g, b)-min(r, g, b) > 60<<8 {
+				colored++ // a role colour, not the grey page
+			}
+		}
+	}
+	if colored < samples/50 {
+		t.Fatalf("the map is not on screen after the first frame: %d of %d samples coloured", colored, samples)
+	}
+	return at, marks
 }
 
 // TestSliderLatency measures, for a visitor moving the recent-window

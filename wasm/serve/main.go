@@ -4,8 +4,9 @@
 //
 //	go run ./wasm/serve -dir static -addr localhost:8080
 //
-// It is a plain file server that sends no caching headers, so a rebuilt
-// main.wasm is picked up on reload.
+// It serves the files as a static host does (package site): gzipped
+// copies where make build wrote them, and revalidation on every load, so
+// a rebuilt main.wasm is picked up on reload.
 package main
 
 import (
@@ -13,6 +14,8 @@ import (
 	"log"
 	"net/http"
 	"os"
+
+	"github.com/kvscope/kvscope/wasm/internal/site"
 )
 
 func main() {
@@ -22,11 +25,7 @@ func main() {
 	if _, err := os.Stat(*dir + "/index.html"); err != nil {
 		log.Fatalf("serve: %s has no index.html (run make build first): %v", *dir, err)
 	}
-	fs := http.FileServer(http.Dir(*dir))
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-cache")
-		fs.ServeHTTP(w, r)
-	})
+	h := site.Handler(*dir)
 	log.Printf("kvscope: serving %s on http://%s/", *dir, *addr)
 	log.Fatal(http.ListenAndServe(*addr, h))
 }

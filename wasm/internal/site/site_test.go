@@ -1,0 +1,106 @@
+//go:build !js
+
+package site
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, name string, data []byte, mod time.Time) {
+	t.Helper()
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(name, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gzipped(t *testing.T, data []byte) []byte {
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write(data)
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestHandlerServesPrecompressedCopies(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	module := bytes.Repeat([]byte("\x00asm kvscope "), 1000)
+	write(t, filepath.Join(dir, "main.wasm"), module, now.Add(-time.Minute))
+	write(t, filepath.Join(dir, "main.wasm.gz"), gzipped(t, module), now)
+	write(t, filepath.Join(dir, "stale.js"), []byte("new"), now)
+	write(t, filepath.Join(dir, "stale.js.gz"), gzipped(t, []byte("old")), now.Add(-time.Hour))
+	write(t, filepath.Join(dir, "index.html"), []byte("<p>kvscope</p>"), now)
+	h := Handler(dir)
+
+	for _, c := range []struct {
+		name, path, accept string
+		encoding, ctype    string
+		body               []byte
+	}{
+		{"gzip accepted", "/main.wasm", "gzip, deflate, br", "gzip", "application/wasm", module},
+		{"gzip refused", "/main.wasm", "gzip;q=0, br", "", "application/wasm", module},
+		{"no gzip", "/main.wasm", "br", "", "application/wasm", module},
+		{"copy older than the file", "/stale.js", "gzip", "", "text/javascript; charset=utf-8", []byte("new")},
+		{"no copy", "/", "gzip", "", "text/html; charset=utf-8", []byte("<p>kvscope</p>")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, c.path, nil)
+			req.Header.Set("Accept-Encoding", c.accept)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			res := rec.Result()
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("status %d", res.StatusCode)
+			}
+			if got := res.Header.Get("Content-Encoding"); got != c.encoding {
+				t.Errorf("Content-Encoding %q, want %q", got, c.encoding)
+			}
+			if got := res.Header.Get("Content-Type"); got != c.ctype {
+				t.Errorf("Content-Type %q, want %q", got, c.ctype)
+			}
+			if got := res.Header.Get("Cache-Control"); got != "no-cache" {
+				t.Errorf("Cache-Control %q", got)
+			}
+			var body io.Reader = res.Body
+			if c.encoding == "gzip" {
+				z, err := gzip.NewReader(res.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body = z
+			}
+			got, err := io.ReadAll(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, c.body) {
+				t.Errorf("body of %d bytes, want the %d of the file", len(got), len(c.body))
+			}
+		})
+	}
+}
+
+func TestHandlerRefusesPathsOutsideDir(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "index.html"), []byte("x"), time.Now())
+	req := httptest.NewRequest(http.MethodGet, "/../../etc/passwd", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	rec := httptest.NewRecorder()
+	Handler(dir).ServeHTTP(rec, req)
+	if rec.Code == http.StatusOK {
+		t.Fatalf("served a path outside the directory: %d", rec.Code)
+	}
+}
