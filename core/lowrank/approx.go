@@ -1,11 +1,6 @@
 package lowrank
 
-import (
-	"errors"
-	"math"
-
-	"gonum.org/v1/gonum/mat"
-)
+import "math"
 
 // Approx is the rank-r truncated SVD of a whole n×d matrix, X ≈ U Σ Vᵀ, the
 // way a cache could store one head's n cached keys (or values) as thin
@@ -34,27 +29,23 @@ func Approximate(x []float32, n, d, r int) (Approx, error) {
 	if err := checkMatrix(x, n, d, r); err != nil {
 		return Approx{}, err
 	}
-	var svd mat.SVD
-	if !svd.Factorize(dense(x, n, d), mat.SVDThin) {
-		return Approx{}, errors.New("lowrank: SVD did not converge")
+	f, err := thinSVD(dense(x), n, d, true)
+	if err != nil {
+		return Approx{}, err
 	}
-	values := svd.Values(nil)
-	var u, v mat.Dense
-	svd.UTo(&u) // n×min(n, d)
-	svd.VTo(&v) // d×min(n, d)
-	a := Approx{N: n, D: d, R: r, U: make([]float32, n*r), S: append([]float64(nil), values[:r]...),
-		Vt: make([]float32, r*d), Values: values}
+	a := Approx{N: n, D: d, R: r, U: make([]float32, n*r), S: append([]float64(nil), f.values[:r]...),
+		Vt: make([]float32, r*d), Values: f.values}
 	for k := range r {
 		row := a.Vt[k*d : (k+1)*d]
-		for j := range d {
-			row[j] = float32(v.At(j, k))
+		for j, v := range f.vt[k*d : (k+1)*d] {
+			row[j] = float32(v)
 		}
 		sign := 1.0
 		if flipSign(row) {
 			sign = -1
 		}
-		for i := range n {
-			a.U[i*r+k] = float32(sign * u.At(i, k))
+		for i, v := range f.u[k*n : (k+1)*n] {
+			a.U[i*r+k] = float32(sign * v)
 		}
 	}
 	var errSq, normSq float64

@@ -1,11 +1,8 @@
 package lowrank
 
 import (
-	"errors"
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // checkMatrix validates an n×d row-major sample and a target rank r.
@@ -27,13 +24,13 @@ func checkMatrix(x []float32, n, d, r int) error {
 	return nil
 }
 
-// dense copies an n×d row-major float32 sample into a float64 matrix.
-func dense(x []float32, n, d int) *mat.Dense {
+// dense returns the n·d row-major float32 sample as float64s.
+func dense(x []float32) []float64 {
 	data := make([]float64, len(x))
 	for i, v := range x {
 		data[i] = float64(v)
 	}
-	return mat.NewDense(n, d, data)
+	return data
 }
 
 // Fit returns the rank-r basis that best represents the rows of the n×d
@@ -49,28 +46,25 @@ func Fit(x []float32, n, d, r int) (Basis, error) {
 	if err := checkMatrix(x, n, d, r); err != nil {
 		return Basis{}, err
 	}
-	var svd mat.SVD
-	if !svd.Factorize(dense(x, n, d), mat.SVDThinV) {
-		return Basis{}, errors.New("lowrank: SVD did not converge")
+	f, err := thinSVD(dense(x), n, d, false)
+	if err != nil {
+		return Basis{}, err
 	}
-	values := svd.Values(nil)
-	var v mat.Dense
-	svd.VTo(&v) // d×min(n, d), columns are right singular vectors
 	rows := make([]float32, r*d)
+	for i, v := range f.vt[:r*d] {
+		rows[i] = float32(v)
+	}
 	for i := range r {
-		for j := range d {
-			rows[i*d+j] = float32(v.At(j, i))
-		}
 		flipSign(rows[i*d : (i+1)*d])
 	}
 	var captured, total float64
-	for i, s := range values {
+	for i, s := range f.values {
 		total += s * s
 		if i < r {
 			captured += s * s
 		}
 	}
-	return Basis{rows: rows, r: r, d: d, values: values, captured: captured, total: total}, nil
+	return Basis{rows: rows, r: r, d: d, values: f.values, captured: captured, total: total}, nil
 }
 
 // flipSign negates row when its largest-magnitude entry is negative and

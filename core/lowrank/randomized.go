@@ -3,10 +3,8 @@ package lowrank
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 )
 
 // maxPowerIters bounds the power iterations FitRandomized accepts.
@@ -39,47 +37,42 @@ func FitRandomized(x []float32, n, d, r, oversample, powerIters int, seed uint64
 	}
 	l := min(r+min(oversample, min(n, d)), n, d)
 	rng := rand.New(rand.NewPCG(seed, 0x6c6f7772616e6b)) // "lowrank"
-	a := dense(x, n, d)
+	a := dense(x)
 
-	// Row form throughout: sketches are l×n or l×d matrices whose rows are
-	// the test vectors, so orthonormalizing works on contiguous rows.
-	omega := mat.NewDense(l, d, nil)
-	for i := range l {
-		fillNormal(omega.RawRowView(i), rng)
-	}
-	q := mat.NewDense(l, n, nil) // rows span an estimate of the column space of a
-	z := mat.NewDense(l, d, nil) // rows span an estimate of the row space of a
-	q.Mul(omega, a.T())
-	if err := orthRows(q, rng); err != nil {
+	// Row form throughout: sketches are l×n or l×d row-major matrices whose
+	// rows are the test vectors, so orthonormalizing works on contiguous rows.
+	omega := make([]float64, l*d)
+	fillNormal(omega, rng)
+	q := make([]float64, l*n) // rows span an estimate of the column space of a
+	z := make([]float64, l*d) // rows span an estimate of the row space of a
+	mulTransposed(q, omega, a, l, n, d)
+	if err := orthonormalRows(q, l, n, rng); err != nil {
 		return Basis{}, err
 	}
 	for range powerIters {
-		z.Mul(q, a)
-		if err := orthRows(z, rng); err != nil {
+		mul(z, q, a, l, n, d)
+		if err := orthonormalRows(z, l, d, rng); err != nil {
 			return Basis{}, err
 		}
-		q.Mul(z, a.T())
-		if err := orthRows(q, rng); err != nil {
+		mulTransposed(q, z, a, l, n, d)
+		if err := orthonormalRows(q, l, n, rng); err != nil {
 			return Basis{}, err
 		}
 	}
-	z.Mul(q, a) // B = Qᵀ A, l×d
+	mul(z, q, a, l, n, d) // B = Qᵀ A, l×d
 
-	var svd mat.SVD
-	if !svd.Factorize(z, mat.SVDThinV) {
-		return Basis{}, errors.New("lowrank: SVD did not converge")
+	f, err := thinSVD(z, l, d, false)
+	if err != nil {
+		return Basis{}, err
 	}
-	values := svd.Values(nil)
-	var v mat.Dense
-	svd.VTo(&v) // d×l
 	rows := make([]float32, r*d)
+	for i, v := range f.vt[:r*d] {
+		rows[i] = float32(v)
+	}
 	for i := range r {
-		for j := range d {
-			rows[i*d+j] = float32(v.At(j, i))
-		}
 		flipSign(rows[i*d : (i+1)*d])
 	}
-	b := Basis{rows: rows, r: r, d: d, values: values}
+	b := Basis{rows: rows, r: r, d: d, values: f.values}
 	b.captured, b.total = energy(x, n, d, rows, r)
 	return b, nil
 }
@@ -91,25 +84,52 @@ func fillNormal(row []float64, rng *rand.Rand) {
 	}
 }
 
-// orthRows makes the rows of m orthonormal by classical Gram–Schmidt with
-// reorthogonalization. A row that is (numerically) in the span of the rows
-// before it is replaced by a random row, so the result always has full row
-// rank; m must have no more rows than columns.
-func orthRows(m *mat.Dense, rng *rand.Rand) error {
-	rows, _ := m.Dims()
-	for i := 0; i < rows; i++ {
-		row := m.RawRowView(i)
+// mulTransposed sets the p×n row-major dst to s·aᵀ for the p×k matrix s and
+// the n×k matrix a (both row-major): dst[i][t] is row i of s dotted with
+// row t of a.
+func mulTransposed(dst, s, a []float64, p, n, k int) {
+	for i := range p {
+		si := s[i*k : (i+1)*k]
+		out := dst[i*n : (i+1)*n]
+		for t := range out {
+			out[t] = dot(si, a[t*k:(t+1)*k])
+		}
+	}
+}
+
+// mul sets the p×k row-major dst to s·a for the p×n matrix s and the n×k
+// matrix a (both row-major): row i of dst is Σ_t s[i][t]·(row t of a).
+func mul(dst, s, a []float64, p, n, k int) {
+	clear(dst[:p*k])
+	for i := range p {
+		out := dst[i*k : (i+1)*k]
+		for t, c := range s[i*n : (i+1)*n] {
+			axpy(c, a[t*k:(t+1)*k], out)
+		}
+	}
+}
+
+// orthonormalRows makes the rows of the rows×cols row-major matrix m
+// orthonormal by classical Gram–Schmidt with reorthogonalization. A row
+// that is (numerically) in the span of the rows before it is replaced by a
+// random row, so the result always has full row rank; m must have no more
+// rows than columns.
+func orthonormalRows(m []float64, rows, cols int, rng *rand.Rand) error {
+	for i := range rows {
+		row := m[i*cols : (i+1)*cols]
 		for attempt := 0; ; attempt++ {
-			before := floats.Norm(row, 2)
+			before := math.Sqrt(dot(row, row))
 			for range 2 {
 				for k := range i {
-					prev := m.RawRowView(k)
-					floats.AddScaled(row, -floats.Dot(prev, row), prev)
+					prev := m[k*cols : (k+1)*cols]
+					axpy(-dot(prev, row), prev, row)
 				}
 			}
-			after := floats.Norm(row, 2)
+			after := math.Sqrt(dot(row, row))
 			if before > 0 && after > 1e-10*before {
-				floats.Scale(1/after, row)
+				for j := range row {
+					row[j] /= after
+				}
 				break
 			}
 			if attempt > 16 {
