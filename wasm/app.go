@@ -56,6 +56,7 @@ type app struct {
 	scale       float64 // device px per CSS px
 	frames      int     // Draw calls (drawn or not: the cadence of DOM writes)
 	ready       bool
+	readyDue    bool         // the first map is drawn; publish and set data-ready next Update
 	broken      bool         // repeated internal errors: simulation stopped
 	rectV       int          // bumps when the holes' rectangles are re-read
 	domV        int          // version last written to the DOM

@@ -51,6 +51,9 @@ func (g *game) Update() error {
 	}
 	t0 := time.Now()
 	defer func() { a.updMs = 0.95*a.updMs + 0.05*float64(time.Since(t0).Microseconds())/1000 }()
+	if a.readyDue {
+		a.announceReady()
+	}
 	if a.broken {
 		a.drain()
 		a.renderNotices()
@@ -354,8 +357,17 @@ func (a *app) markReady() {
 		return nil
 	})
 	window.Call("requestAnimationFrame", f)
+	// The state for scripts (window.kvscope.state) is published by the
+	// next Update, after this frame has reached the screen.
+	a.readyDue = true
+}
+
+// announceReady publishes the first state and tells scripts the page is
+// ready (data-ready), one frame after the first map was drawn.
+func (a *app) announceReady() {
+	a.readyDue = false
 	a.publish()
-	body.Get("dataset").Set("ready", "1")
+	document.Get("body").Get("dataset").Set("ready", "1")
 }
 
 func expNeg(v float64) float64 { return math.Exp(-v) }
