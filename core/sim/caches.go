@@ -274,14 +274,7 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 		attn := layer.Attention(g)
 		for qh := g * group; qh < (g+1)*group; qh++ {
 			w := refW(qh)
-			var mass, kl float64
-			for i, p := range ps {
-				wf := float64(w[p])
-				mass += wf
-				if wc := float64(attn[i]); wc > 0 && wf > 0 {
-					kl += wc * fastmath.Log(wc/wf)
-				}
-			}
+			mass, kl := fastmath.MassKL(attn, w, ps)
 			if sel := layer.Selected(qh); sel != nil {
 				// A selecting policy (Quest) attends to part of its cache:
 				// the mass it keeps is what the selected tokens carry.

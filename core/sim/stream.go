@@ -36,6 +36,23 @@ type Stream struct {
 	mx   []float32 // [t][layer][head]: largest logit q·k (before scaling)
 	inv  []float32 // [t][layer][head]: 1/Σ e^((q·k−mx)/√dim)
 	out  []float32 // [t][layer][head][dim]: the reference attention output
+
+	// rows keeps every reference row, [t][layer][head][0..t], when they
+	// fit in maxRowFloats (nil otherwise): an engine replaying a recorded
+	// step then reads the weights instead of recomputing them from the
+	// recorded maximum and normalizer (the same bits, see weight).
+	rows []float32
+}
+
+// maxRowFloats caps Stream.rows: 32 MiB, the 8 query heads of one layer up
+// to about 1,400 tokens (the sweep's 512-token stream takes 4 MiB).
+const maxRowFloats = 1 << 23
+
+// rowFloats is the size of every reference row of a stream: Σ_t (t+1)
+// values per layer and query head.
+func rowFloats(tokens, layers, heads int) int64 {
+	n := int64(tokens)
+	return n * (n + 1) / 2 * int64(layers) * int64(heads)
 }
 
 // streamKey identifies a stream: the generator's settings, or the trace
@@ -73,6 +90,9 @@ func newStream(cfg Config, key streamKey, newSource func() (Source, error)) (*St
 	s.done = make([]bool, cfg.Tokens*cfg.Layers)
 	s.mx, s.inv = make([]float32, qn), make([]float32, qn)
 	s.out = make([]float32, qn*cfg.HeadDim)
+	if rowFloats(cfg.Tokens, cfg.Layers, cfg.Heads) <= maxRowFloats {
+		s.rows = make([]float32, rowFloats(cfg.Tokens, cfg.Layers, cfg.Heads))
+	}
 	return s, nil
 }
 
@@ -132,6 +152,18 @@ func (s *Stream) output(t, l int) []float32 {
 	return s.out[i : i+s.heads*s.dim]
 }
 
+// row returns query head qh's reference attention row of layer l at
+// position t (t+1 weights), or nil when the stream does not keep rows.
+// Its values are valid once known(t, l).
+func (s *Stream) row(t, l, qh int) []float32 {
+	if s.rows == nil {
+		return nil
+	}
+	n := t + 1
+	i := int(rowFloats(t, s.layers, s.heads)) + (l*s.heads+qh)*n
+	return s.rows[i : i+n]
+}
+
 // reference computes layer l's attention over the uncompressed history at
 // position t (t < Recorded()): per query head qh, the weights of positions
 // 0..t into rows[qh*stride:][:t+1], and records the head's maximum logit,
@@ -158,6 +190,9 @@ func (s *Stream) reference(t, l int, rows []float32, stride int) {
 		}
 		i := (t*s.layers+l)*s.heads + qh
 		s.mx[i], s.inv[i] = mx, inv
+		if r := s.row(t, l, qh); r != nil {
+			copy(r, w)
+		}
 	}
 	s.done[t*s.layers+l] = true
 }
@@ -167,6 +202,9 @@ func (s *Stream) reference(t, l int, rows []float32, stride int) {
 // value reference wrote into its row, bit for bit, in O(Dim). Layer l's
 // reference at t must be known.
 func (s *Stream) weight(t, l, qh, p int) float32 {
+	if r := s.row(t, l, qh); r != nil {
+		return r[p]
+	}
 	i := (t*s.layers+l)*s.heads + qh
 	k, _ := s.history(l, qh/(s.heads/s.kvHeads), p+1)
 	return fastmath.ExpNeg((fastmath.Dot(s.query(t, l, qh), k[p*s.dim:])-s.mx[i])*s.scale) * s.inv[i]
@@ -176,6 +214,12 @@ func (s *Stream) weight(t, l, qh, p int) float32 {
 // four positions per pass (dots4: the same bits). Layer l's
 // reference at t must be known. Cost O(len(ps)·Dim).
 func (s *Stream) weights(t, l, qh int, ps []int32, row []float32) {
+	if r := s.row(t, l, qh); r != nil {
+		for _, p := range ps {
+			row[p] = r[p]
+		}
+		return
+	}
 	i := (t*s.layers+l)*s.heads + qh
 	mx, inv, scale, d := s.mx[i], s.inv[i], s.scale, s.dim
 	q := s.query(t, l, qh)
