@@ -182,12 +182,8 @@ func (s *Stream) reference(t, l int, rows []float32, stride int) {
 		mx := refLogits(w, s.query(t, l, qh), hk)
 		z := refExpSum(w, mx, s.scale, hv, o)
 		inv := float32(1 / z)
-		for p := range w {
-			w[p] *= inv
-		}
-		for j := range o {
-			o[j] *= inv
-		}
+		scaleBy(w, inv)
+		scaleBy(o, inv)
 		i := (t*s.layers+l)*s.heads + qh
 		s.mx[i], s.inv[i] = mx, inv
 		if r := s.row(t, l, qh); r != nil {
@@ -268,7 +264,32 @@ func refLogits(w, q, rows []float32) float32 {
 func dots4(q, r0, r1, r2, r3 []float32) (s0, s1, s2, s3 float32) {
 	d := len(q)
 	r0, r1, r2, r3 = r0[:d], r1[:d], r2[:d], r3[:d]
-	for j, x := range q {
+	// Four values of q per pass: Go's WebAssembly loops pay a dispatch per
+	// iteration, as much as the arithmetic of one value. Each sum still adds
+	// its terms in order.
+	j := 0
+	for ; j+4 <= d; j += 4 {
+		q4 := q[j : j+4 : j+4]
+		a, b, c, e := r0[j:j+4:j+4], r1[j:j+4:j+4], r2[j:j+4:j+4], r3[j:j+4:j+4]
+		s0 += q4[0] * a[0]
+		s1 += q4[0] * b[0]
+		s2 += q4[0] * c[0]
+		s3 += q4[0] * e[0]
+		s0 += q4[1] * a[1]
+		s1 += q4[1] * b[1]
+		s2 += q4[1] * c[1]
+		s3 += q4[1] * e[1]
+		s0 += q4[2] * a[2]
+		s1 += q4[2] * b[2]
+		s2 += q4[2] * c[2]
+		s3 += q4[2] * e[2]
+		s0 += q4[3] * a[3]
+		s1 += q4[3] * b[3]
+		s2 += q4[3] * c[3]
+		s3 += q4[3] * e[3]
+	}
+	for ; j < d; j++ {
+		x := q[j]
 		s0 += x * r0[j]
 		s1 += x * r1[j]
 		s2 += x * r2[j]
@@ -318,7 +339,14 @@ func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
 		r := rows[p*d : (p+8)*d]
 		r0, r1, r2, r3 := r[:d], r[d:][:d], r[2*d:][:d], r[3*d:][:d]
 		r4, r5, r6, r7 := r[4*d:][:d], r[5*d:][:d], r[6*d:][:d], r[7*d:][:d]
-		for j := range o {
+		j := 0
+		for ; j+2 <= d; j += 2 { // two values per pass (see dots4)
+			o2 := o[j : j+2 : j+2]
+			o2[0] += ((e0*r0[j] + e1*r1[j]) + (e2*r2[j] + e3*r3[j])) + ((e4*r4[j] + e5*r5[j]) + (e6*r6[j] + e7*r7[j]))
+			k := j + 1
+			o2[1] += ((e0*r0[k] + e1*r1[k]) + (e2*r2[k] + e3*r3[k])) + ((e4*r4[k] + e5*r5[k]) + (e6*r6[k] + e7*r7[k]))
+		}
+		for ; j < d; j++ {
 			o[j] += ((e0*r0[j] + e1*r1[j]) + (e2*r2[j] + e3*r3[j])) + ((e4*r4[j] + e5*r5[j]) + (e6*r6[j] + e7*r7[j]))
 		}
 	}
@@ -332,4 +360,17 @@ func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
 		}
 	}
 	return z
+}
+
+// scaleBy multiplies every value of x by f, eight per pass (see dots4).
+func scaleBy(x []float32, f float32) {
+	p := 0
+	for ; p+8 <= len(x); p += 8 {
+		x8 := x[p : p+8 : p+8]
+		x8[0], x8[1], x8[2], x8[3] = x8[0]*f, x8[1]*f, x8[2]*f, x8[3]*f
+		x8[4], x8[5], x8[6], x8[7] = x8[4]*f, x8[5]*f, x8[6]*f, x8[7]*f
+	}
+	for ; p < len(x); p++ {
+		x[p] *= f
+	}
 }
