@@ -202,7 +202,7 @@ func (e *Engine) reference(l, t int) {
 		e.rowsAt[l] = t
 		return
 	}
-	if e.rowsAt[l] == t || e.stream.rows != nil {
+	if e.rowsAt[l] == t || e.stream.row(t, l, 0) != nil {
 		return // refRow reads the stream's rows
 	}
 	group := cfg.Heads / cfg.KVHeads

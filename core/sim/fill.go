@@ -28,7 +28,7 @@ func (e *Engine) Metrics() (last Metrics, history []Metrics) { return e.last, e.
 func (e *Engine) Snapshot(layer int) *Snapshot {
 	s := &e.snap
 	var ref func(int) []float32
-	kept := e.refW != nil && e.pos > 0 && e.stream.rows != nil && e.stream.known(e.pos-1, layer)
+	kept := e.refW != nil && e.pos > 0 && e.stream.row(e.pos-1, layer, 0) != nil
 	if e.refW != nil && e.pos > 0 && e.rowsAt[layer] != e.pos-1 && !kept {
 		// Compute the shown layer's reference attention for the last step
 		// on demand, so cells always carry it.

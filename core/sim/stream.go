@@ -41,7 +41,8 @@ type Stream struct {
 	// fit in maxRowFloats (nil otherwise): an engine replaying a recorded
 	// step then reads the weights instead of recomputing them from the
 	// recorded maximum and normalizer (the same bits, see weight).
-	rows []float32
+	rows  []float32
+	rowOK []bool // [t][layer]: rows holds the reference rows (computed here, not imported)
 }
 
 // maxRowFloats caps Stream.rows: 32 MiB, the 8 query heads of one layer up
@@ -92,6 +93,7 @@ func newStream(cfg Config, key streamKey, newSource func() (Source, error)) (*St
 	s.out = make([]float32, qn*cfg.HeadDim)
 	if rowFloats(cfg.Tokens, cfg.Layers, cfg.Heads) <= maxRowFloats {
 		s.rows = make([]float32, rowFloats(cfg.Tokens, cfg.Layers, cfg.Heads))
+		s.rowOK = make([]bool, cfg.Tokens*cfg.Layers)
 	}
 	return s, nil
 }
@@ -153,12 +155,18 @@ func (s *Stream) output(t, l int) []float32 {
 }
 
 // row returns query head qh's reference attention row of layer l at
-// position t (t+1 weights), or nil when the stream does not keep rows.
-// Its values are valid once known(t, l).
+// position t (t+1 weights), or nil when the stream does not keep rows or
+// has not computed this one (a reference imported from another stream,
+// see ImportReference, comes without its rows).
 func (s *Stream) row(t, l, qh int) []float32 {
-	if s.rows == nil {
+	if s.rows == nil || !s.rowOK[t*s.layers+l] {
 		return nil
 	}
+	return s.rowAt(t, l, qh)
+}
+
+// rowAt is row's place in rows, valid or not.
+func (s *Stream) rowAt(t, l, qh int) []float32 {
 	n := t + 1
 	i := int(rowFloats(t, s.layers, s.heads)) + (l*s.heads+qh)*n
 	return s.rows[i : i+n]
@@ -186,11 +194,14 @@ func (s *Stream) reference(t, l int, rows []float32, stride int) {
 		scaleBy(o, inv)
 		i := (t*s.layers+l)*s.heads + qh
 		s.mx[i], s.inv[i] = mx, inv
-		if r := s.row(t, l, qh); r != nil {
-			copy(r, w)
+		if s.rows != nil {
+			copy(s.rowAt(t, l, qh), w)
 		}
 	}
 	s.done[t*s.layers+l] = true
+	if s.rows != nil {
+		s.rowOK[t*s.layers+l] = true
+	}
 }
 
 // weight returns query head qh's reference attention on position p at
