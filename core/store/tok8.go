@@ -34,6 +34,25 @@ func (s *Store) dotsTok8(q []float32, slots []int, dst []float32) {
 		ra, rb := s.codes[sa*d:][:d], s.codes[sb*d:][:d]
 		var a0, a1, a2, a3, b0, b1, b2, b3 float32
 		j := 0
+		for ; j+8 <= d; j += 8 {
+			q8, x, y := q[j:j+8:j+8], ra[j:j+8:j+8], rb[j:j+8:j+8]
+			a0 += q8[0] * float32(x[0])
+			b0 += q8[0] * float32(y[0])
+			a1 += q8[1] * float32(x[1])
+			b1 += q8[1] * float32(y[1])
+			a2 += q8[2] * float32(x[2])
+			b2 += q8[2] * float32(y[2])
+			a3 += q8[3] * float32(x[3])
+			b3 += q8[3] * float32(y[3])
+			a0 += q8[4] * float32(x[4])
+			b0 += q8[4] * float32(y[4])
+			a1 += q8[5] * float32(x[5])
+			b1 += q8[5] * float32(y[5])
+			a2 += q8[6] * float32(x[6])
+			b2 += q8[6] * float32(y[6])
+			a3 += q8[7] * float32(x[7])
+			b3 += q8[7] * float32(y[7])
+		}
 		for ; j < d-3; j += 4 {
 			q4, x, y := q[j:j+4:j+4], ra[j:j+4:j+4], rb[j:j+4:j+4]
 			a0 += q4[0] * float32(x[0])
