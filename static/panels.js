@@ -29,7 +29,7 @@
       metric: "mass",
       onPick: (s) => window.kvscope.applySettings(JSON.stringify(s)),
     });
-    const n = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
+    const n = Math.max(1, Math.min(3, (navigator.hardwareConcurrency || 2) - 1));
     for (let i = 0; i < n; i++) {
       const w = new Worker("sweep-worker.js");
       w.onmessage = onMessage;
@@ -151,6 +151,41 @@
     fig.setCurves(m.curves || [], m.tokens || []);
     if (lastSinksBudget) fig.setBudget(lastSinksBudget);
   }
+
+  // A long stream with the reference on (a link opened at step 4,096, say):
+  // workers compute the stream's references from its end down while the
+  // page loads and decodes from the start, and each block goes to the Go
+  // program (window.kvscopeImportReference, see wasm/refimport.go), so the
+  // main thread computes only the first positions' references. One worker
+  // fewer than the cores, for the page's own thread. A worker stops when
+  // the page has decoded past its blocks.
+  function shareReference() {
+    const link = location.hash.length > 1 ? location.hash : location.search;
+    const get = (k) => { const m = new RegExp("(?:^|[#?&])" + k + "=([^&]*)").exec(link); return m ? decodeURIComponent(m[1]) : null; };
+    if (+(get("tokens") || 0) < 1024 || get("ref") === "0" || get("mode") === "model") return;
+    const n = Math.max(1, Math.min(3, (navigator.hardwareConcurrency || 2) - 1));
+    const queue = [];
+    let timer = 0;
+    const flush = () => {
+      if (!window.kvscopeImportReference) { if (!timer) timer = setTimeout(() => { timer = 0; flush(); }, 20); return; }
+      while (queue.length) {
+        const [w, bytes] = queue.shift();
+        const more = window.kvscopeImportReference(bytes);
+        window.kvscopeRefBlocks = (window.kvscopeRefBlocks || 0) + 1; // blocks handed over (tests read it)
+        if (!more) w.terminate();
+      }
+    };
+    for (let i = 0; i < n; i++) {
+      const w = new Worker("sweep-worker.js");
+      w.onmessage = (e) => {
+        const m = e.data;
+        if (m.type === "refblock") { queue.push([w, new Uint8Array(m.data)]); flush(); }
+        else if (m.type === "done" || m.type === "error") w.terminate();
+      };
+      w.postMessage({type: "reference", id: 1, link: link, part: i, parts: n});
+    }
+  }
+  shareReference();
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", offer); else offer();
 })();

@@ -30,6 +30,13 @@
 //   {type: 'cancel', id}            stops the sweep (reply {type:'cancelled', id}).
 //   {type: 'model', id, url}        fetches and loads a llama GGUF (or {bytes:
 //                                   ArrayBuffer}); reply {type:'model', id, layers, …}.
+//   {type: 'reference', id, link, part, parts}
+//                                   part of the references of side A's stream
+//                                   of the page link (hash or query; streams of
+//                                   1,024 tokens or more, reference on): replies
+//                                   {type:'refblock', id, t0, t1, data: ArrayBuffer}
+//                                   per block of positions, from the end of the
+//                                   stream down, then {type:'done', id, blocks, ms}.
 //   {type: 'sinks', id, config, text, maxTokens, budget, sink, repos}
 //                                   the attention-sinks figure; reply {type:'sinks',
 //                                   id, tokens, curves:[{label, sink, recent, nll}]}.
@@ -41,6 +48,13 @@
 importScripts('wasm_exec.js');
 
 self.kvscopePost = (json) => self.postMessage(JSON.parse(json));
+// A message with bytes: the JSON's fields and data, an ArrayBuffer handed
+// over (transferred, not copied).
+self.kvscopePostBlock = (json, bytes) => {
+  const m = JSON.parse(json);
+  m.data = bytes.buffer;
+  self.postMessage(m, [bytes.buffer]);
+};
 
 const ready = (async () => {
   const go = new Go();

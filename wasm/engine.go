@@ -35,6 +35,8 @@ func (st *streams) newEngine(c sim.Config) (engine, error) {
 			return nil, err
 		}
 		st.cur = s
+		refStreams = st
+		takePending(s) // references workers computed before the stream existed (refimport.go)
 	}
 	return sim.NewShared(c, st.cur)
 }

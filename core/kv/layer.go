@@ -188,6 +188,12 @@ func (l *Layer) EvictedAt(g int) []int32 { return l.heads[g].evictedAt }
 // Slots returns the key and value store slots of head g's i-th token.
 func (l *Layer) Slots(g, i int) (kslot, vslot int) { return l.heads[g].kslot[i], l.heads[g].vslot[i] }
 
+// SlotLists returns the key and value store slots of all head g's tokens,
+// aligned with Positions: Slots for every i at once, for loops over the
+// cache. The slices are the layer's own: valid until the next call that
+// changes the cache.
+func (l *Layer) SlotLists(g int) (kslots, vslots []int) { return l.heads[g].kslot, l.heads[g].vslot }
+
 // Stores returns head g's key and value stores.
 func (l *Layer) Stores(g int) (keys, values Store) { return l.heads[g].keys, l.heads[g].values }
 

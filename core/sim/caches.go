@@ -200,11 +200,17 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 		c.stamp++
 		base := c.slot(l, g, 0)
 		diffSum := c.diffSum[(l*cfg.KVHeads+g)*d : (l*cfg.KVHeads+g+1)*d]
-		for i := range ps {
-			kslot, vslot := layer.Slots(g, i)
+		// The head's slices, sliced once: the loop indexes them by slot.
+		kslots, vslots := layer.SlotLists(g)
+		kslots, vslots = kslots[:len(ps)], vslots[:len(ps)]
+		top := base + c.capacity
+		kerrs, verrs, seen := c.kerrs[base:top], c.verrs[base:top], c.seen[base:top]
+		normK, normV := c.normK[base:top], c.normV[base:top]
+		for i, kslot := range kslots {
+			vslot := vslots[i]
 			ki, vi := base+kslot, base+vslot
-			ke, ve := &c.kerrs[ki], &c.verrs[vi]
-			c.seen[ki] = c.stamp
+			ke, ve := &kerrs[kslot], &verrs[vslot]
+			seen[kslot] = c.stamp
 			if kind := kindOf(kst, kslot); kind == store.Empty || kind != ke.kind {
 				diff := c.kdiff[ki*d : (ki+1)*d]
 				if c.inSum[ki] {
@@ -220,7 +226,7 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 			if kind := kindOf(vst, vslot); kind == store.Empty || kind != ve.kind {
 				measureSlot(ve, kind, vs, vslot, c.origV[vi*d:(vi+1)*d], c.kbuf)
 			}
-			kerr, knorm, verr, vnorm = kerr+ke.sq, knorm+c.normK[ki], verr+ve.sq, vnorm+c.normV[vi]
+			kerr, knorm, verr, vnorm = kerr+ke.sq, knorm+normK[kslot], verr+ve.sq, vnorm+normV[vslot]
 			if ke.max > kmax {
 				kmax = ke.max
 			}
@@ -229,8 +235,9 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 			}
 		}
 		// Tokens evicted since the last measure leave the sum.
-		for ki := base; ki < base+c.capacity; ki++ {
-			if c.inSum[ki] && c.seen[ki] != c.stamp {
+		inSum := c.inSum[base:top]
+		for k, in := range inSum {
+			if ki := base + k; in && seen[k] != c.stamp {
 				addFixed(diffSum, c.kdiff[ki*d:(ki+1)*d], -1)
 				c.inSum[ki] = false
 			}
@@ -274,14 +281,7 @@ func (c *caches) measure(l int, q, out, refOut []float32, refW func(qh int) []fl
 		attn := layer.Attention(g)
 		for qh := g * group; qh < (g+1)*group; qh++ {
 			w := refW(qh)
-			var mass, kl float64
-			for i, p := range ps {
-				wf := float64(w[p])
-				mass += wf
-				if wc := float64(attn[i]); wc > 0 && wf > 0 {
-					kl += wc * fastmath.Log(wc/wf)
-				}
-			}
+			mass, kl := fastmath.MassKL(attn, w, ps)
 			if sel := layer.Selected(qh); sel != nil {
 				// A selecting policy (Quest) attends to part of its cache:
 				// the mass it keeps is what the selected tokens carry.

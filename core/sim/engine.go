@@ -180,8 +180,12 @@ func (e *Engine) Step() bool {
 	return true
 }
 
-// refRow returns query head qh's reference attention in layer e.refLayer.
+// refRow returns query head qh's reference attention in layer e.refLayer
+// at the current step: the stream's row when it keeps rows, else refW's.
 func (e *Engine) refRow(qh int) []float32 {
+	if r := e.stream.row(e.pos, e.refLayer, qh); r != nil {
+		return r
+	}
 	i := (e.refLayer*e.cfg.Heads + qh) * e.cfg.Tokens
 	return e.refW[i : i+e.cfg.Tokens]
 }
@@ -198,8 +202,8 @@ func (e *Engine) reference(l, t int) {
 		e.rowsAt[l] = t
 		return
 	}
-	if e.rowsAt[l] == t {
-		return
+	if e.rowsAt[l] == t || e.stream.row(t, l, 0) != nil {
+		return // refRow reads the stream's rows
 	}
 	group := cfg.Heads / cfg.KVHeads
 	layer := e.c.layers[l]

@@ -28,14 +28,18 @@ func (e *Engine) Metrics() (last Metrics, history []Metrics) { return e.last, e.
 func (e *Engine) Snapshot(layer int) *Snapshot {
 	s := &e.snap
 	var ref func(int) []float32
-	if e.refW != nil && e.pos > 0 && e.rowsAt[layer] != e.pos-1 {
+	kept := e.refW != nil && e.pos > 0 && e.stream.row(e.pos-1, layer, 0) != nil
+	if e.refW != nil && e.pos > 0 && e.rowsAt[layer] != e.pos-1 && !kept {
 		// Compute the shown layer's reference attention for the last step
 		// on demand, so cells always carry it.
 		rows := e.refW[layer*e.cfg.Heads*e.cfg.Tokens : (layer+1)*e.cfg.Heads*e.cfg.Tokens]
 		e.stream.reference(e.pos-1, layer, rows, e.cfg.Tokens)
 		e.rowsAt[layer] = e.pos - 1
 	}
-	if e.refW != nil && e.pos > 0 {
+	switch {
+	case kept:
+		ref = func(qh int) []float32 { return e.stream.row(e.pos-1, layer, qh) }
+	case e.refW != nil && e.pos > 0:
 		ref = func(qh int) []float32 {
 			i := (layer*e.cfg.Heads + qh) * e.cfg.Tokens
 			return e.refW[i : i+e.cfg.Tokens]

@@ -36,6 +36,24 @@ type Stream struct {
 	mx   []float32 // [t][layer][head]: largest logit q·k (before scaling)
 	inv  []float32 // [t][layer][head]: 1/Σ e^((q·k−mx)/√dim)
 	out  []float32 // [t][layer][head][dim]: the reference attention output
+
+	// rows keeps every reference row, [t][layer][head][0..t], when they
+	// fit in maxRowFloats (nil otherwise): an engine replaying a recorded
+	// step then reads the weights instead of recomputing them from the
+	// recorded maximum and normalizer (the same bits, see weight).
+	rows  []float32
+	rowOK []bool // [t][layer]: rows holds the reference rows (computed here, not imported)
+}
+
+// maxRowFloats caps Stream.rows: 32 MiB, the 8 query heads of one layer up
+// to about 1,400 tokens (the sweep's 512-token stream takes 4 MiB).
+const maxRowFloats = 1 << 23
+
+// rowFloats is the size of every reference row of a stream: Σ_t (t+1)
+// values per layer and query head.
+func rowFloats(tokens, layers, heads int) int64 {
+	n := int64(tokens)
+	return n * (n + 1) / 2 * int64(layers) * int64(heads)
 }
 
 // streamKey identifies a stream: the generator's settings, or the trace
@@ -73,6 +91,10 @@ func newStream(cfg Config, key streamKey, newSource func() (Source, error)) (*St
 	s.done = make([]bool, cfg.Tokens*cfg.Layers)
 	s.mx, s.inv = make([]float32, qn), make([]float32, qn)
 	s.out = make([]float32, qn*cfg.HeadDim)
+	if rowFloats(cfg.Tokens, cfg.Layers, cfg.Heads) <= maxRowFloats {
+		s.rows = make([]float32, rowFloats(cfg.Tokens, cfg.Layers, cfg.Heads))
+		s.rowOK = make([]bool, cfg.Tokens*cfg.Layers)
+	}
 	return s, nil
 }
 
@@ -132,6 +154,24 @@ func (s *Stream) output(t, l int) []float32 {
 	return s.out[i : i+s.heads*s.dim]
 }
 
+// row returns query head qh's reference attention row of layer l at
+// position t (t+1 weights), or nil when the stream does not keep rows or
+// has not computed this one (a reference imported from another stream,
+// see ImportReference, comes without its rows).
+func (s *Stream) row(t, l, qh int) []float32 {
+	if s.rows == nil || !s.rowOK[t*s.layers+l] {
+		return nil
+	}
+	return s.rowAt(t, l, qh)
+}
+
+// rowAt is row's place in rows, valid or not.
+func (s *Stream) rowAt(t, l, qh int) []float32 {
+	n := t + 1
+	i := int(rowFloats(t, s.layers, s.heads)) + (l*s.heads+qh)*n
+	return s.rows[i : i+n]
+}
+
 // reference computes layer l's attention over the uncompressed history at
 // position t (t < Recorded()): per query head qh, the weights of positions
 // 0..t into rows[qh*stride:][:t+1], and records the head's maximum logit,
@@ -150,16 +190,18 @@ func (s *Stream) reference(t, l int, rows []float32, stride int) {
 		mx := refLogits(w, s.query(t, l, qh), hk)
 		z := refExpSum(w, mx, s.scale, hv, o)
 		inv := float32(1 / z)
-		for p := range w {
-			w[p] *= inv
-		}
-		for j := range o {
-			o[j] *= inv
-		}
+		scaleBy(w, inv)
+		scaleBy(o, inv)
 		i := (t*s.layers+l)*s.heads + qh
 		s.mx[i], s.inv[i] = mx, inv
+		if s.rows != nil {
+			copy(s.rowAt(t, l, qh), w)
+		}
 	}
 	s.done[t*s.layers+l] = true
+	if s.rows != nil {
+		s.rowOK[t*s.layers+l] = true
+	}
 }
 
 // weight returns query head qh's reference attention on position p at
@@ -167,6 +209,9 @@ func (s *Stream) reference(t, l int, rows []float32, stride int) {
 // value reference wrote into its row, bit for bit, in O(Dim). Layer l's
 // reference at t must be known.
 func (s *Stream) weight(t, l, qh, p int) float32 {
+	if r := s.row(t, l, qh); r != nil {
+		return r[p]
+	}
 	i := (t*s.layers+l)*s.heads + qh
 	k, _ := s.history(l, qh/(s.heads/s.kvHeads), p+1)
 	return fastmath.ExpNeg((fastmath.Dot(s.query(t, l, qh), k[p*s.dim:])-s.mx[i])*s.scale) * s.inv[i]
@@ -176,6 +221,12 @@ func (s *Stream) weight(t, l, qh, p int) float32 {
 // four positions per pass (dots4: the same bits). Layer l's
 // reference at t must be known. Cost O(len(ps)·Dim).
 func (s *Stream) weights(t, l, qh int, ps []int32, row []float32) {
+	if r := s.row(t, l, qh); r != nil {
+		for _, p := range ps {
+			row[p] = r[p]
+		}
+		return
+	}
 	i := (t*s.layers+l)*s.heads + qh
 	mx, inv, scale, d := s.mx[i], s.inv[i], s.scale, s.dim
 	q := s.query(t, l, qh)
@@ -224,7 +275,32 @@ func refLogits(w, q, rows []float32) float32 {
 func dots4(q, r0, r1, r2, r3 []float32) (s0, s1, s2, s3 float32) {
 	d := len(q)
 	r0, r1, r2, r3 = r0[:d], r1[:d], r2[:d], r3[:d]
-	for j, x := range q {
+	// Four values of q per pass: Go's WebAssembly loops pay a dispatch per
+	// iteration, as much as the arithmetic of one value. Each sum still adds
+	// its terms in order.
+	j := 0
+	for ; j+4 <= d; j += 4 {
+		q4 := q[j : j+4 : j+4]
+		a, b, c, e := r0[j:j+4:j+4], r1[j:j+4:j+4], r2[j:j+4:j+4], r3[j:j+4:j+4]
+		s0 += q4[0] * a[0]
+		s1 += q4[0] * b[0]
+		s2 += q4[0] * c[0]
+		s3 += q4[0] * e[0]
+		s0 += q4[1] * a[1]
+		s1 += q4[1] * b[1]
+		s2 += q4[1] * c[1]
+		s3 += q4[1] * e[1]
+		s0 += q4[2] * a[2]
+		s1 += q4[2] * b[2]
+		s2 += q4[2] * c[2]
+		s3 += q4[2] * e[2]
+		s0 += q4[3] * a[3]
+		s1 += q4[3] * b[3]
+		s2 += q4[3] * c[3]
+		s3 += q4[3] * e[3]
+	}
+	for ; j < d; j++ {
+		x := q[j]
 		s0 += x * r0[j]
 		s1 += x * r1[j]
 		s2 += x * r2[j]
@@ -274,7 +350,14 @@ func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
 		r := rows[p*d : (p+8)*d]
 		r0, r1, r2, r3 := r[:d], r[d:][:d], r[2*d:][:d], r[3*d:][:d]
 		r4, r5, r6, r7 := r[4*d:][:d], r[5*d:][:d], r[6*d:][:d], r[7*d:][:d]
-		for j := range o {
+		j := 0
+		for ; j+2 <= d; j += 2 { // two values per pass (see dots4)
+			o2 := o[j : j+2 : j+2]
+			o2[0] += ((e0*r0[j] + e1*r1[j]) + (e2*r2[j] + e3*r3[j])) + ((e4*r4[j] + e5*r5[j]) + (e6*r6[j] + e7*r7[j]))
+			k := j + 1
+			o2[1] += ((e0*r0[k] + e1*r1[k]) + (e2*r2[k] + e3*r3[k])) + ((e4*r4[k] + e5*r5[k]) + (e6*r6[k] + e7*r7[k]))
+		}
+		for ; j < d; j++ {
 			o[j] += ((e0*r0[j] + e1*r1[j]) + (e2*r2[j] + e3*r3[j])) + ((e4*r4[j] + e5*r5[j]) + (e6*r6[j] + e7*r7[j]))
 		}
 	}
@@ -288,4 +371,17 @@ func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
 		}
 	}
 	return z
+}
+
+// scaleBy multiplies every value of x by f, eight per pass (see dots4).
+func scaleBy(x []float32, f float32) {
+	p := 0
+	for ; p+8 <= len(x); p += 8 {
+		x8 := x[p : p+8 : p+8]
+		x8[0], x8[1], x8[2], x8[3] = x8[0]*f, x8[1]*f, x8[2]*f, x8[3]*f
+		x8[4], x8[5], x8[6], x8[7] = x8[4]*f, x8[5]*f, x8[6]*f, x8[7]*f
+	}
+	for ; p < len(x); p++ {
+		x[p] *= f
+	}
 }

@@ -77,22 +77,40 @@ func (r *SweepRequest) mine(ps []Point) []int {
 }
 
 // Shares deals the points' indices out to n shards of about equal
-// estimated work (see mine); each shard's indices ascend. The estimate of
-// a point is the tokens its heads keep (its budget, or the history for a
-// policy without one) times a factor for scorers that cost more per token
-// (ExpectedAttention's query statistics: 4; DuoAttention, which keeps
-// whole heads: the history).
+// estimated work (see mine); each shard's indices ascend. A point's
+// estimate is the work of one step, summed over the run: a fixed part
+// (the step, the reference and the metrics: about 23 tokens' worth)
+// plus the tokens the heads hold on average — min(t, budget) over the run
+// — with a factor for scorers that cost more per token (ExpectedAttention's
+// query statistics: 4, while it evicts) and the history's tokens for the
+// policies that keep most of it (DuoAttention's retrieval heads, SnapKV's
+// generated tokens; Quest reads about half of its pages), and a chunk's
+// worth more for chunk pruning, which holds the chunk being filled.
 func Shares(ps []Point, n int) [][]int {
 	n = max(n, 1)
 	cost := make([]float64, len(ps))
 	order := make([]int, len(ps))
 	for i, p := range ps {
-		c := float64(max(p.Budget, 1))
+		t := float64(max(p.Config.Tokens, 1))
+		held := func(b float64) float64 { // mean of min(step, b) over the run
+			b = min(max(b, 1), t)
+			return b - b*b/(2*t)
+		}
+		const fixed = 23
+		c := held(float64(p.Budget)) + fixed
 		switch p.Config.Policy {
 		case "expected":
-			c *= 4
-		case "duo", "quest":
-			c = float64(p.Config.Tokens)
+			if p.Budget < p.Config.Tokens {
+				c = 4*held(float64(p.Budget)) + fixed
+			}
+		case "snapkv":
+			c = held(t) + fixed
+		case "duo":
+			c = 0.75*held(float64(p.Budget)) + 0.25*held(t) + fixed
+		case "quest":
+			c = 0.5*held(t) + fixed
+		case "chunk":
+			c += float64(p.Config.ChunkSize) / 2
 		}
 		cost[i], order[i] = c, i
 	}

@@ -130,6 +130,15 @@ func (w *worker) handle(kind, payload string) {
 			return
 		}
 		w.start(r.ID, func(ctx context.Context) error { return w.sweep(ctx, r) })
+	case "reference":
+		var r referenceRequest
+		d := json.NewDecoder(bytes.NewReader([]byte(payload)))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&r); err != nil {
+			w.fail(0, fmt.Errorf("reference request: %w", err))
+			return
+		}
+		w.start(r.ID, func(ctx context.Context) error { return w.reference(ctx, r) })
 	case "sinks":
 		var r sinksRequest
 		r.Config, r.Sink = sim.DefaultConfig(), sim.DefaultSweepSink

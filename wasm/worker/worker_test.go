@@ -31,6 +31,10 @@ type reply struct {
 	Rows   int       `json:"rows"`
 	Row    *sim.Row  `json:"row"`
 	Points []sim.Row `json:"points"`
+	T0     int       `json:"t0"` // refblock: positions [T0, T1)
+	T1     int       `json:"t1"`
+	Data   []byte    `json:"data"`   // refblock: sim.Stream.ExportReference's bytes
+	Blocks int       `json:"blocks"` // done (reference): blocks posted
 }
 
 // runWorker builds worker.wasm, runs static/sweep-worker.js with it under

@@ -29,7 +29,10 @@ function send() {
   waiting = null;
 }
 globalThis.postMessage = (m) => {
-  process.stdout.write(JSON.stringify(m) + '\n');
+  // Bytes (an ArrayBuffer) print as base64, as Go's JSON reads []byte.
+  // Written synchronously: a large line written to a pipe would otherwise
+  // be cut by process.exit.
+  fs.writeSync(1, JSON.stringify(m, (k, v) => v instanceof ArrayBuffer ? Buffer.from(v).toString('base64') : v) + '\n');
   if (m.type === 'error') process.exit(1);
   if (m.type === waiting || (m.type === 'ready' && next === 0)) {
     if (next >= requests.length) process.exit(0);
