@@ -29,7 +29,9 @@
       metric: "mass",
       onPick: (s) => window.kvscope.applySettings(JSON.stringify(s)),
     });
-    const n = Math.max(1, Math.min(3, (navigator.hardwareConcurrency || 2) - 1));
+    // One worker per core: the page's own thread idles while the chart
+    // computes (it draws only what changes), so the workers get the cores.
+    const n = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
     for (let i = 0; i < n; i++) {
       const w = new Worker("sweep-worker.js");
       w.onmessage = onMessage;
