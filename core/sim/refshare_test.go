@@ -87,15 +87,7 @@ func TestImportedReferenceIsTheSameRun(t *testing.T) {
 			if imported == 0 || s.Recorded() != 0 {
 				t.Fatalf("imported %d positions; the stream recorded %d", imported, s.Recorded())
 			}
-			private, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			shared, err := NewShared(cfg, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, got := stepRun(t, private), stepRun(t, shared)
+			private, shared, want, got := privateAndShared(t, cfg, s)
 			if len(want.history) != cfg.Tokens || !reflect.DeepEqual(want, got) {
 				t.Fatal("the run over imported references differs from the private one")
 			}

@@ -18,6 +18,21 @@ type streamRun struct {
 }
 
 // stepRun runs e to its end, snapshotting every layer every 13th step.
+// privateAndShared runs cfg twice to its end, once on its own stream and
+// once on s, and returns both engines and their runs.
+func privateAndShared(t *testing.T, cfg Config, s *Stream) (private, shared *Engine, want, got streamRun) {
+	t.Helper()
+	private, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err = NewShared(cfg, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return private, shared, stepRun(t, private), stepRun(t, shared)
+}
+
 func stepRun(t *testing.T, e *Engine) streamRun {
 	t.Helper()
 	var r streamRun
@@ -70,15 +85,7 @@ func TestSharedStreamMatchesPrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, cfg := range cs {
-		private, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		shared, err := NewShared(cfg, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, got := stepRun(t, private), stepRun(t, shared)
+		_, _, want, got := privateAndShared(t, cfg, s)
 		if (len(want.history) == 0) != (cfg.RefStride == 0) {
 			t.Fatalf("config %d: %d metric entries with reference stride %d", i, len(want.history), cfg.RefStride)
 		}
