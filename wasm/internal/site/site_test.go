@@ -104,3 +104,25 @@ func TestHandlerRefusesPathsOutsideDir(t *testing.T) {
 		t.Fatalf("served a path outside the directory: %d", rec.Code)
 	}
 }
+
+func TestAcceptsGzip(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		want   bool
+	}{
+		{"", false},
+		{"gzip", true},
+		{"GZIP", true},
+		{"deflate, gzip;q=1.0, *;q=0.5", true},
+		{"gzip;q=0.5", true},
+		{"gzip; q=0", false},
+		{"gzip;q=0.000", false},
+		{"br, deflate", false},
+		{"x-gzip", false},
+		{"identity", false},
+	} {
+		if got := acceptsGzip(c.header); got != c.want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", c.header, got, c.want)
+		}
+	}
+}
