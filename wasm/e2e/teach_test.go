@@ -74,15 +74,15 @@ func TestLessonsByLink(t *testing.T) {
 // remembered.
 func TestFirstVisitOffer(t *testing.T) {
 	tb := open(t, "")
-	tb.do(`localStorage.clear(); setTimeout(() => location.replace(location.pathname), 0)`)
-	time.Sleep(500 * time.Millisecond)
-	tb.waitJS(`document.body.dataset.ready === "1"`, 45*time.Second)
+	// window.kvscopeOld marks the page before a reload, so that the waits
+	// below see the reloaded page, however long the reload takes.
+	tb.do(`window.kvscopeOld = true; localStorage.clear(); setTimeout(() => location.replace(location.pathname), 0)`)
+	waitReloaded(tb)
 	tb.waitJS(`!document.getElementById("offer").hidden`, 5*time.Second)
 	tb.do(`document.getElementById("offer-no").click()`)
 	tb.waitJS(`document.getElementById("offer").hidden`, 5*time.Second)
-	tb.do(`setTimeout(() => location.replace(location.pathname), 0)`)
-	time.Sleep(500 * time.Millisecond)
-	tb.waitJS(`document.body.dataset.ready === "1"`, 45*time.Second)
+	tb.do(`window.kvscopeOld = true; setTimeout(() => location.replace(location.pathname), 0)`)
+	waitReloaded(tb)
 	time.Sleep(300 * time.Millisecond)
 	if tb.eval(`document.getElementById("offer").hidden ? "" : "shown"`) != "" {
 		t.Error("the offer came back after it was declined")
@@ -94,6 +94,22 @@ func TestFirstVisitOffer(t *testing.T) {
 		t.Error("the offer covers a shared link")
 	}
 	tb2.do(`localStorage.setItem("kvscope.lessons", "seen")`)
+}
+
+// waitReloaded waits until the tab shows a new page (one without the
+// window.kvscopeOld mark) that is ready. Evaluations fail while the old
+// page is being replaced; those are retried.
+func waitReloaded(tb *tab) {
+	tb.t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	for time.Now().Before(deadline) {
+		ok, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](`!window.kvscopeOld && document.body.dataset.ready === "1"`))
+		if err == nil && ok {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tb.t.Fatal("the page did not reload and start within 45 s")
 }
 
 // The memory-versus-fidelity chart: it fills in off the main thread while
