@@ -78,7 +78,10 @@ func TestFirstVisitOffer(t *testing.T) {
 	// below see the reloaded page, however long the reload takes.
 	tb.do(`window.kvscopeOld = true; localStorage.clear(); setTimeout(() => location.replace(location.pathname), 0)`)
 	waitReloaded(tb)
-	tb.waitJS(`!document.getElementById("offer").hidden`, 5*time.Second)
+	if _, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](`!document.getElementById("offer").hidden`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+		t.Fatalf("no offer on a first visit: %v (the page %s, kvscope.lessons %s)", err,
+			tb.eval(`location.href`), tb.eval(`String(localStorage.getItem("kvscope.lessons"))`))
+	}
 	tb.do(`document.getElementById("offer-no").click()`)
 	tb.waitJS(`document.getElementById("offer").hidden`, 5*time.Second)
 	tb.do(`window.kvscopeOld = true; setTimeout(() => location.replace(location.pathname), 0)`)
