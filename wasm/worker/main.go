@@ -51,6 +51,8 @@ type worker struct {
 	id     int           // the running job's id
 	done   chan struct{} // closed when the running job has stopped
 	yield  time.Time     // when the job last let the event loop run
+	wake   js.Func       // a timer callback that resumes a paused job
+	woke   chan struct{} // signalled by wake
 }
 
 func main() {
@@ -180,11 +182,25 @@ func (w *worker) start(id int, job func(context.Context) error) {
 // pause lets the worker's event loop run (and a cancel message arrive)
 // when the job has held it for 100 ms (a cancel waits at most about a
 // row more; each pause costs a timer tick, up to 4 ms).
+//
+// The job waits for a JavaScript timer rather than sleeping: a Go timer
+// that is already due when the scheduler looks (1 ms passes quickly on a
+// loaded machine) is run at once without returning to the event loop,
+// and the cancel would never be read.
 func (w *worker) pause() {
-	if time.Since(w.yield) > 100*time.Millisecond {
-		time.Sleep(time.Millisecond)
-		w.yield = time.Now()
+	if time.Since(w.yield) <= 100*time.Millisecond {
+		return
 	}
+	if w.woke == nil {
+		w.woke = make(chan struct{}, 1)
+		w.wake = js.FuncOf(func(js.Value, []js.Value) any {
+			w.woke <- struct{}{}
+			return nil
+		})
+	}
+	js.Global().Call("setTimeout", w.wake, 0)
+	<-w.woke
+	w.yield = time.Now()
 }
 
 // sweep runs a sweep request, posting the points, then each row.

@@ -99,12 +99,14 @@ func runWorker(t *testing.T, requests string, files ...string) []reply {
 
 // The worker, as the page runs it, sweeps progressively and its rows
 // equal the engine's numbers for the same configurations; a cancel stops
-// a sweep; two workers sharing a sweep each run their half.
+// a sweep; two workers sharing a sweep each run their half. The sweep
+// that is cancelled records a new 1,024-token stream, so it is still
+// running when the cancel arrives.
 func TestWorkerSweepsLikeTheEngine(t *testing.T) {
 	rs := runWorker(t, `[
 		{"type":"sweep","id":1,"config":{"Tokens":96,"Seed":5},"grid":{"policies":["window","h2o","full"],"budgets":[4,24],"storage":[{"bits":8,"gran":"token"},{"bits":4,"gran":"kivi"}]},"await":"done"},
 		{"type":"sweep","id":2,"config":{"Tokens":96,"Seed":5},"grid":{"budgets":[4,24]},"shard":1,"shards":2,"await":"done"},
-		{"type":"sweep","id":3,"config":{"Tokens":96,"Seed":5},"grid":{"budgets":[4,24,48,96]}},
+		{"type":"sweep","id":3,"config":{"Tokens":1024,"Seed":6},"grid":{"budgets":[4,24,48,96]}},
 		{"type":"cancel","id":3,"await":"cancelled"}
 	]`)
 	base := sim.DefaultConfig()
