@@ -386,25 +386,39 @@
       }
     }
 
-    // Redraws are batched to one per frame while rows stream in.
-    function schedule() {
+    // Redraws are batched to one per frame, and while a sweep streams
+    // rows in (addRow), to one per quarter second: a redraw rebuilds the
+    // whole picture, and the page's thread shares the machine with the
+    // workers computing the rows.
+    let lastDraw = -1e9;
+    const streamGap = 250;
+    function schedule(streaming) {
       if (pending) return;
       pending = true;
       const raf = root.requestAnimationFrame || ((f) => setTimeout(f, 16));
-      raf(draw);
+      const now = (root.performance || Date).now();
+      const wait = streaming ? lastDraw + streamGap - now : 0;
+      const go = () => { lastDraw = (root.performance || Date).now(); draw(); };
+      if (wait > 0) setTimeout(() => raf(go), wait); else raf(go);
     }
 
     const chart = {
       setRows(rs) { rows = (rs || []).slice(); schedule(); },
-      addRow(r) { rows.push(r); schedule(); },
+      addRow(r) { rows.push(r); schedule(true); },
       clear() { rows = []; schedule(); },
-      setCurrent(cfg) { current = cfg || null; schedule(); },
+      setCurrent(cfg) {
+        // The page reports its setting a few times a second: redraw only
+        // when it changed.
+        const same = JSON.stringify(cfg || null) === JSON.stringify(current);
+        current = cfg || null;
+        if (!same) schedule();
+      },
       setMetric(name) {
         if (!METRICS[name]) throw new Error('KVChart: unknown metric ' + name);
         metric = name;
         schedule();
       },
-      setBudget(b) { budget = Number(b) || 0; schedule(); },
+      setBudget(b) { const v = Number(b) || 0; if (v !== budget) { budget = v; schedule(); } },
       metrics() {
         const model = rows.some((r) => value(r, 'top1') !== null);
         return Object.keys(METRICS).filter((k) => !METRICS[k].model || model);

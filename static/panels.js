@@ -31,15 +31,47 @@
     });
     // One worker per core: the page's own thread idles while the chart
     // computes (it draws only what changes), so the workers get the cores.
-    const n = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
-    for (let i = 0; i < n; i++) {
-      const w = new Worker("sweep-worker.js");
-      w.onmessage = onMessage;
-      workers.push(w);
-    }
+    while (workers.length < poolSize()) spawn();
     window.kvscopeChart = chart;
     fillMetrics();
     return true;
+  }
+
+  const poolSize = () => Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
+  function spawn() {
+    const w = new Worker("sweep-worker.js");
+    w.onmessage = onMessage;
+    workers.push(w);
+    return w;
+  }
+
+  // Warming up. A browser runs new WebAssembly on its baseline compiler
+  // and recompiles the functions that turn out hot, in the background:
+  // a sweep in fresh workers runs about half again as long as the same
+  // sweep a second time. So once the page has drawn its first frame and
+  // gone quiet, one worker runs a small sweep of the page's own settings
+  // (128 tokens, about a second on one core) and its results are thrown
+  // away. The optimized code is shared by every worker running
+  // worker.wasm, so the chart's sweep starts at full speed. A sweep asked
+  // for meanwhile cancels the warm-up (a worker runs one job at a time).
+  const warmID = -1;
+  function warmUp() {
+    if (workers.length || !window.kvscope || !window.kvscope.config) return;
+    const raw = window.kvscope.config();
+    if (!raw) return;
+    const c = JSON.parse(raw);
+    if (c.model) return; // the real model's sweep loads the model first; warm when the chart opens
+    const config = Object.assign({}, c.config, {Tokens: 128});
+    spawn().postMessage({type: "sweep", id: warmID, config: config,
+      grid: {policies: null, budgets: null, storage: [{bits: c.config.Bits, gran: c.config.Granularity}], sink: 4}});
+    // The other workers start now too (idle until the chart asks), so a
+    // sweep never waits for one to load.
+    while (workers.length < poolSize()) spawn();
+  }
+  function warmWhenQuiet() {
+    if (!document.body.dataset.ready) { setTimeout(warmWhenQuiet, 250); return; }
+    const idle = window.requestIdleCallback || ((f) => setTimeout(f, 1));
+    setTimeout(() => idle(warmUp, {timeout: 2000}), 500);
   }
 
   function fillMetrics() {
@@ -61,6 +93,7 @@
     const m = e.data;
     if (m.type === "ready" || m.type === "model") return;
     if (m.type === "sinks") { drawSinks(m); return; }
+    if (m.id === warmID && m.type === "done") window.kvscopeWarmMs = m.ms; // tests read it
     if (m.id !== reqId) return;
     switch (m.type) {
       case "start": total = m.total; status("computing " + total + " settings…"); break;
@@ -164,7 +197,7 @@
   function shareReference() {
     const link = location.hash.length > 1 ? location.hash : location.search;
     const get = (k) => { const m = new RegExp("(?:^|[#?&])" + k + "=([^&]*)").exec(link); return m ? decodeURIComponent(m[1]) : null; };
-    if (+(get("tokens") || 0) < 1024 || get("ref") === "0" || get("mode") === "model") return;
+    if (+(get("tokens") || 0) < 1024 || get("ref") === "0" || get("mode") === "model") return false;
     const n = Math.max(1, Math.min(3, (navigator.hardwareConcurrency || 2) - 1));
     const queue = [];
     let timer = 0;
@@ -186,8 +219,10 @@
       };
       w.postMessage({type: "reference", id: 1, link: link, part: i, parts: n});
     }
+    return true;
   }
-  shareReference();
+  // The reference workers run worker.wasm's hot code already: no warm-up.
+  if (!shareReference()) warmWhenQuiet();
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", offer); else offer();
 })();
