@@ -48,13 +48,19 @@
   // Warming up. A browser runs new WebAssembly on its baseline compiler
   // and recompiles the functions that turn out hot, in the background:
   // a sweep in fresh workers runs about half again as long as the same
-  // sweep a second time. So once the page has drawn its first frame and
-  // gone quiet, one worker runs a small sweep of the page's own settings
-  // (128 tokens, about a second on one core) and its results are thrown
-  // away. The optimized code is shared by every worker running
-  // worker.wasm, so the chart's sweep starts at full speed. A sweep asked
-  // for meanwhile cancels the warm-up (a worker runs one job at a time).
+  // sweep a second time. So once the page is quiet — drawn, not playing,
+  // and two seconds without a click, key or slider move, so the warm-up
+  // never slows what the learner is doing — one worker runs a small sweep
+  // of the page's own settings (128 tokens, one to two seconds on one
+  // core) and its results are thrown away. The optimized code is shared by
+  // every worker running worker.wasm, so the chart's sweep starts at full
+  // speed. A sweep asked for meanwhile cancels the warm-up (a worker runs
+  // one job at a time).
   const warmID = -1;
+  let lastInput = performance.now();
+  for (const ev of ["pointerdown", "keydown", "input", "wheel", "touchstart"]) {
+    window.addEventListener(ev, () => { lastInput = performance.now(); }, {capture: true, passive: true});
+  }
   function warmUp() {
     if (workers.length || !window.kvscope || !window.kvscope.config) return;
     const raw = window.kvscope.config();
@@ -68,10 +74,17 @@
     // sweep never waits for one to load.
     while (workers.length < poolSize()) spawn();
   }
+  let readyAt = 0;
   function warmWhenQuiet() {
-    if (!document.body.dataset.ready) { setTimeout(warmWhenQuiet, 250); return; }
+    if (workers.length) return; // the chart opened first
+    if (!readyAt && document.body.dataset.ready) readyAt = performance.now();
+    let quiet = readyAt > 0 && performance.now() - Math.max(lastInput, readyAt) > 2000;
+    if (quiet) {
+      try { quiet = !JSON.parse(window.kvscope.state()).playing; } catch (e) { quiet = false; }
+    }
+    if (!quiet) { setTimeout(warmWhenQuiet, 500); return; }
     const idle = window.requestIdleCallback || ((f) => setTimeout(f, 1));
-    setTimeout(() => idle(warmUp, {timeout: 2000}), 500);
+    idle(warmUp, {timeout: 2000});
   }
 
   function fillMetrics() {
