@@ -65,6 +65,15 @@ func (c Config) Budget() int {
 	return c.budgetOf(c.Heavy)
 }
 
+// KeepsAll reports whether a layer of c never evicts from a history of n
+// tokens: a budgeted policy under the uniform allocator, without merging,
+// whose budget holds all n. Such a layer holds Full's tokens at every
+// step, so attention over it is Full's; only its bookkeeping (index map,
+// scores) differs (OverheadHolding).
+func (c Config) KeepsAll(n int) bool {
+	return c.Policy < numPolicies && c.Policy.budgeted() && c.Alloc == Uniform && !c.Merge && c.Budget() >= n
+}
+
 // budgetOf is the budget with heavy as the scored part.
 func (c Config) budgetOf(heavy int) int {
 	ps := c.Policy.Params()

@@ -45,12 +45,17 @@ func (l *Layer) Costs() Costs { return l.costs }
 // rank by attention computed at that step (SnapKV's prompt scores are
 // dropped once the prompt is compressed).
 func (l *Layer) ScoreBytes() int64 {
+	return l.scoreBytes(func(g int) int { return len(l.heads[g].pos) })
+}
+
+// scoreBytes is ScoreBytes with head g holding held(g) tokens.
+func (l *Layer) scoreBytes(held func(g int) int) int64 {
 	var tokens int64 // cached tokens, over heads (once when shared)
 	if l.cfg.sharedDecision() {
-		tokens = int64(len(l.heads[0].pos))
+		tokens = int64(held(0))
 	} else {
 		for g := range l.heads {
-			tokens += int64(len(l.heads[g].pos))
+			tokens += int64(held(g))
 		}
 	}
 	n := int64(l.def.stateBytes) * tokens
@@ -64,4 +69,14 @@ func (l *Layer) ScoreBytes() int64 {
 		n += 4 * int64(len(l.heads))
 	}
 	return n
+}
+
+// OverheadHolding returns IndexBytes and ScoreBytes as they stand when
+// every head holds n tokens: what a layer whose configuration keeps every
+// token (Config.KeepsAll) stores beside the tokens themselves at the end of
+// an n-token history. The policy state that is not per token is counted
+// as it is now.
+func (l *Layer) OverheadHolding(n int) (index, scores int64) {
+	held := func(int) int { return n }
+	return l.indexBytes(held), l.scoreBytes(held)
 }

@@ -202,16 +202,21 @@ func (l *Layer) Stores(g int) (keys, values Store) { return l.heads[g].keys, l.h
 // heads when the decision is shared). A cache that keeps every token in
 // order needs none: Full, Quest, and Duo's retrieval heads.
 func (l *Layer) IndexBytes() int64 {
+	return l.indexBytes(func(g int) int { return len(l.heads[g].pos) })
+}
+
+// indexBytes is IndexBytes with head g holding held(g) tokens.
+func (l *Layer) indexBytes(held func(g int) int) int64 {
 	if l.def.noIndex {
 		return 0
 	}
 	if l.cfg.sharedDecision() {
-		return 4 * int64(len(l.heads[0].pos))
+		return 4 * int64(held(0))
 	}
 	var n int64
 	for g := range l.heads {
 		if l.def.indexedHead == nil || l.def.indexedHead(l, g) {
-			n += 4 * int64(len(l.heads[g].pos))
+			n += 4 * int64(held(g))
 		}
 	}
 	return n

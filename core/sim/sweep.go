@@ -342,21 +342,42 @@ func SweepPoints(ctx context.Context, ps []Point, only []int, s *Stream, fn func
 		}
 	}
 	// Points of the same configuration (SnapKV or chunk pruning at budgets
-	// that round to the same setting) run once: a run is deterministic.
+	// that round to the same setting) run once: a run is deterministic. A
+	// point that keeps every token is derived from the full cache's run
+	// (see derive.go), which runs once.
 	done := map[Config]Row{}
+	row := func(i int, p Point) (Row, error) {
+		if r, ok := done[p.Config]; ok {
+			r.Index, r.Budget = i, p.Budget
+			return r, nil
+		}
+		var r Row
+		var err error
+		if fc, ok := keepsAll(p.Config); ok {
+			full, ok := done[fc]
+			if !ok {
+				if full, err = RunRow(ctx, -1, Point{fc, fc.Tokens}, s); err != nil {
+					return Row{}, err
+				}
+				done[fc] = full
+			}
+			r, err = derivedRow(i, p, full)
+		} else {
+			r, err = RunRow(ctx, i, p, s)
+		}
+		if err != nil {
+			return Row{}, err
+		}
+		done[p.Config] = r
+		return r, nil
+	}
 	run := func(i int) error {
 		if i < 0 || i >= len(ps) {
 			return fmt.Errorf("sim: sweep index %d out of range [0, %d)", i, len(ps))
 		}
-		r, ok := done[ps[i].Config]
-		if ok {
-			r.Index, r.Budget = i, ps[i].Budget
-		} else {
-			var err error
-			if r, err = RunRow(ctx, i, ps[i], s); err != nil {
-				return err
-			}
-			done[ps[i].Config] = r
+		r, err := row(i, ps[i])
+		if err != nil {
+			return err
 		}
 		return fn(r)
 	}

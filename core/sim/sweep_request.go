@@ -86,10 +86,26 @@ func (r *SweepRequest) mine(ps []Point) []int {
 // policies that keep most of it (DuoAttention's retrieval heads, SnapKV's
 // generated tokens; Quest reads about half of its pages), and a chunk's
 // worth more for chunk pruning, which holds the chunk being filled.
+// The points that keep every token are derived from one run of the full
+// cache (derive.go): they go, with the full cache's own point if the grid
+// has it, to one shard as one run's worth of work.
 func Shares(ps []Point, n int) [][]int {
 	n = max(n, 1)
-	cost := make([]float64, len(ps))
-	order := make([]int, len(ps))
+	type unit struct {
+		cost float64
+		ids  []int
+	}
+	var units []unit
+	group := map[Config]int{} // full configuration → its unit
+	join := func(fc Config, i int, cost float64) {
+		u, ok := group[fc]
+		if !ok {
+			u = len(units)
+			group[fc] = u
+			units = append(units, unit{cost: cost})
+		}
+		units[u].ids = append(units[u].ids, i)
+	}
 	for i, p := range ps {
 		t := float64(max(p.Config.Tokens, 1))
 		held := func(b float64) float64 { // mean of min(step, b) over the run
@@ -112,23 +128,34 @@ func Shares(ps []Point, n int) [][]int {
 		case "chunk":
 			c += float64(p.Config.ChunkSize) / 2
 		}
-		cost[i], order[i] = c, i
+		switch fc, derived := keepsAll(p.Config); {
+		case derived:
+			join(fc, i, held(t)+fixed)
+		case p.Config == fullOf(p.Config):
+			join(p.Config, i, c)
+		default:
+			units = append(units, unit{cost: c, ids: []int{i}})
+		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return cost[order[a]] > cost[order[b]] })
+	order := make([]int, len(units))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return units[order[a]].cost > units[order[b]].cost })
 	load := make([]float64, n)
 	out := make([][]int, n)
 	for i := range out {
 		out[i] = []int{}
 	}
-	for _, i := range order {
+	for _, u := range order {
 		k := 0
 		for j := 1; j < n; j++ {
 			if load[j] < load[k] {
 				k = j
 			}
 		}
-		load[k] += cost[i]
-		out[k] = append(out[k], i)
+		load[k] += units[u].cost
+		out[k] = append(out[k], units[u].ids...)
 	}
 	for _, o := range out {
 		sort.Ints(o)

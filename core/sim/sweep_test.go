@@ -339,10 +339,22 @@ func TestSharesBalanceTheWork(t *testing.T) {
 		seen := make([]int, len(ps))
 		load := make([]float64, n)
 		for k, sh := range shares {
+			fulls := map[Config]bool{} // full-cache runs this shard makes
 			for j, i := range sh {
 				seen[i]++
 				if j > 0 && sh[j-1] >= i {
 					t.Fatalf("%d shards: share %d not ascending: %v", n, k, sh)
+				}
+				c := ps[i].Config
+				if fc, ok := keepsAll(c); ok {
+					c = fc // derived from the full cache's run
+				}
+				if c == fullOf(c) {
+					if !fulls[c] {
+						load[k] += float64(c.Tokens)
+					}
+					fulls[c] = true
+					continue
 				}
 				load[k] += float64(max(ps[i].Budget, 1))
 			}
