@@ -23,6 +23,16 @@ const ExpectedWindow = 16
 // per cached key and query head: O(budget·W·Dim) per step, with W = 16
 // below Dim = 32.
 //
+// Over keys stored in a form that never changes once appended (Fixed
+// stores: no FP16 residual window, no per-channel group still filling, no
+// re-positioning), the rescore keeps each window query's dot product with
+// each cached key and computes a new query's dots once, and a new key's
+// once: then μ·k is the mean of a key's W dots and (q_j − μ)·k its dot
+// less that mean, and a rescore costs O(budget·Dim) for the new query
+// plus O(budget·W) for the statistics instead of O(budget·W·Dim). The
+// scores are the same up to float32 rounding (the dots are taken before
+// centring); TestExpectedCachedMatchesDirect bounds the difference.
+//
 // Positions: kvpress takes pre-RoPE queries and averages the RoPE rotation
 // over the next 512 positions before scoring post-RoPE keys. kvscope's
 // synthetic stream has no RoPE: position enters keys and queries through
@@ -49,12 +59,16 @@ func init() {
 		},
 		reset: func(l *Layer) {
 			st := l.state.(*expectedState)
-			st.n, st.next = 0, 0
+			st.n, st.next, st.fresh = 0, 0, 0
+			for i := range st.at {
+				st.at[i] = -1
+			}
 		},
 		observe: func(l *Layer, q []float32, _ int) {
 			st := l.state.(*expectedState)
 			qs := l.cfg.Heads * l.cfg.Dim
 			copy(st.ring[st.next*qs:(st.next+1)*qs], q)
+			st.fresh |= 1 << st.next
 			st.next = (st.next + 1) % ExpectedWindow
 			st.n = min(st.n+1, ExpectedWindow)
 		},
@@ -72,10 +86,131 @@ type expectedState struct {
 	mu, dq  []float32 // Dim
 	buf     []float32 // capacity
 	logit   []float64 // capacity
+
+	// The cached dots (Fixed key stores): dots[((qh·W)+j)·capacity+slot]
+	// is ring query j of query head qh against the key in slot, valid
+	// while at[g·capacity+slot] is the position the slot held when they
+	// were taken; fresh has bit j set when ring query j changed since.
+	dots  []float32
+	at    []int32
+	fresh uint32
+	stale []int // scratch: the slots whose dots are taken afresh
+}
+
+// fixedKeys reports whether every head's keys keep their stored form
+// from Append to eviction, so that dots taken once stay valid.
+func (l *Layer) fixedKeys() bool {
+	for g := range l.heads {
+		f, ok := l.heads[g].keys.(interface{ Fixed() bool })
+		if !ok || !f.Fixed() {
+			return false
+		}
+	}
+	return true
 }
 
 // expectedScores sets every head's scores to ExpectedAttention's.
 func (l *Layer) expectedScores() {
+	if l.fixedKeys() {
+		l.expectedScoresCached()
+		return
+	}
+	l.expectedScoresDirect()
+}
+
+// expectedScoresCached is expectedScores from the cached dots.
+func (l *Layer) expectedScoresCached() {
+	st := l.state.(*expectedState)
+	c := &l.cfg
+	d := c.Dim
+	qs := c.Heads * d
+	const w = ExpectedWindow
+	if st.n == 0 {
+		return
+	}
+	capa := l.capacity
+	if st.dots == nil {
+		st.dots = make([]float32, c.Heads*w*capa)
+		st.at = make([]int32, c.KVHeads*capa)
+		for i := range st.at {
+			st.at[i] = -1
+		}
+		st.stale = make([]int, 0, capa)
+		st.fresh = 1<<w - 1
+	}
+	isd := 1 / math.Sqrt(float64(d))
+	f := 0.5 / (float64(st.n) * float64(d))
+	inv := 1 / float64(st.n)
+	for g := range l.heads {
+		h := &l.heads[g]
+		n := len(h.pos)
+		at := st.at[g*capa : (g+1)*capa]
+		// Keys new to their slot: their dots with every ring query.
+		st.stale = st.stale[:0]
+		for i, slot := range h.kslot {
+			if at[slot] != h.pos[i] {
+				st.stale = append(st.stale, slot)
+				at[slot] = h.pos[i]
+			}
+		}
+		clear(h.score)
+		for r := range l.group {
+			qh := g*l.group + r
+			base := qh * w * capa
+			for j := range st.n {
+				q := st.ring[j*qs+qh*d : j*qs+(qh+1)*d]
+				row := st.dots[base+j*capa : base+(j+1)*capa]
+				switch {
+				case st.fresh&(1<<j) != 0:
+					buf := st.buf[:n]
+					h.keys.Dots(q, h.kslot, buf)
+					for i, slot := range h.kslot {
+						row[slot] = buf[i]
+					}
+				case len(st.stale) > 0:
+					buf := st.buf[:len(st.stale)]
+					h.keys.Dots(q, st.stale, buf)
+					for i, slot := range st.stale {
+						row[slot] = buf[i]
+					}
+				}
+			}
+			logit := st.logit[:n]
+			for i, slot := range h.kslot {
+				var m float64
+				for j := range st.n {
+					m += float64(st.dots[base+j*capa+slot])
+				}
+				m *= inv
+				var v float64
+				for j := range st.n {
+					x := float64(st.dots[base+j*capa+slot]) - m
+					v += x * x
+				}
+				logit[i] = m*isd + f*v
+			}
+			mx := math.Inf(-1)
+			for _, x := range logit {
+				mx = math.Max(mx, x)
+			}
+			var z float64
+			for i, x := range logit {
+				logit[i] = math.Exp(x - mx)
+				z += logit[i]
+			}
+			for i, x := range logit {
+				h.score[i] += x / z / float64(l.group)
+			}
+		}
+		for i, vn := range h.vnorm {
+			h.score[i] *= float64(vn)
+		}
+	}
+	st.fresh = 0
+}
+
+// expectedScoresDirect is expectedScores computed afresh from the window.
+func (l *Layer) expectedScoresDirect() {
 	st := l.state.(*expectedState)
 	c := &l.cfg
 	d := c.Dim

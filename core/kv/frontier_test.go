@@ -251,3 +251,65 @@ func TestDuoFindsARetrievalHead(t *testing.T) {
 		t.Errorf("index map %d bytes, want %d (streaming heads only)", got, want)
 	}
 }
+
+// opaque hides a store's Fixed method: ExpectedAttention then computes
+// its scores afresh at every rescore.
+type opaque struct{ Store }
+
+// ExpectedAttention's cached dots give the scores of the direct
+// computation to float32 rounding at every step, with grouped heads, a
+// shared decision and a budget that slots are reused under, and the same
+// evictions.
+func TestExpectedCachedMatchesDirect(t *testing.T) {
+	const heads, kvHeads, dim, steps = 4, 2, 16, 300
+	for _, shared := range []bool{false, true} {
+		cfg := Config{Policy: Expected, Sink: 2, Recent: 6, Heavy: 12, Shared: shared, Heads: heads, KVHeads: kvHeads, Dim: dim, MaxTokens: steps}
+		cached, err := NewLayer(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dcfg := cfg
+		dcfg.Keys = func(_, dim, capacity int) (Store, error) {
+			s, err := newExact(dim, capacity)
+			return opaque{s}, err
+		}
+		direct, err := NewLayer(dcfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cached.fixedKeys() || direct.fixedKeys() {
+			t.Fatal("the layers do not take the two paths")
+		}
+		s := newStream(3, heads, kvHeads, dim)
+		out := make([]float32, heads*dim)
+		worst := 0.0
+		for pos := range steps {
+			s.next()
+			if err := cached.Step(pos, s.q, s.k, s.v, out); err != nil {
+				t.Fatal(err)
+			}
+			if err := direct.Step(pos, s.q, s.k, s.v, out); err != nil {
+				t.Fatal(err)
+			}
+			cached.expectedScores()
+			direct.expectedScores()
+			for g := range kvHeads {
+				a, b := cached.heads[g], direct.heads[g]
+				if !slices.Equal(a.pos, b.pos) {
+					t.Fatalf("shared %v, step %d, head %d: kept %v, direct %v", shared, pos, g, a.pos, b.pos)
+				}
+				top := 0.0
+				for _, x := range b.score {
+					top = max(top, x)
+				}
+				for i := range a.score {
+					worst = max(worst, math.Abs(a.score[i]-b.score[i])/top)
+				}
+			}
+		}
+		if worst > 1e-5 {
+			t.Errorf("shared %v: scores differ by up to %.2g of the largest", shared, worst)
+		}
+		t.Logf("shared %v: largest difference %.2g of the largest score", shared, worst)
+	}
+}

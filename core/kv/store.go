@@ -36,6 +36,9 @@ func newExact(dim, capacity int) (Store, error) {
 	return e, nil
 }
 
+// Fixed reports that a stored vector never changes until it is evicted.
+func (e *exact) Fixed() bool { return true }
+
 func (e *exact) Append(x []float32) (int, error) {
 	if len(e.free) == 0 {
 		return 0, errFull

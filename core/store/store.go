@@ -254,6 +254,13 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 }
 
 // usesResidual reports whether tokens pass through the FP16 residual.
+// Fixed reports whether a token keeps its stored form from Append until
+// it is evicted: true without an FP16 residual window and without
+// per-channel groups, which compress tokens after they arrive. A reader
+// may then keep what it computed from a slot (a dot product, say) until
+// the slot is freed.
+func (s *Store) Fixed() bool { return !s.usesResidual() }
+
 func (s *Store) usesResidual() bool { return s.hold > 0 || s.mode == modeChannel }
 
 // Reset evicts every token, returning the Store to its state after New. It
