@@ -93,7 +93,7 @@ bench-wasm:
 # visitor sees them. Figures need a quiet machine.
 measure: chromium build model
 	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_MEASURE=1 $(GO) test -count=1 -v \
-	  -run 'TestPresentedFirstFrame|TestSliderLatency|TestReplaySpeed|TestFrameTimes|TestChartSweep' $(BROWSER_PKGS) | grep -E '^\s+\S+_test.go'
+	  -run 'TestPresentedFirstFrame|TestGoInit|TestSliderLatency|TestReplaySpeed|TestFrameTimes|TestChartSweep' $(BROWSER_PKGS) | grep -E '^\s+\S+_test.go'
 
 # The README's picture of the page, taken by the browser tests' harness.
 screenshot: chromium build model

@@ -89,6 +89,13 @@
     }
     window.kvscopeTiming.responded = performance.now();
     const go = new Go();
+    // GODEBUG for the Go program, for measuring it: localStorage
+    // "kvscope.godebug" = "inittrace=1" prints each package's init time
+    // to the console (make measure reads it, TestGoInit).
+    try {
+      const dbg = localStorage.getItem("kvscope.godebug");
+      if (dbg) go.env = Object.assign({}, go.env, {GODEBUG: dbg});
+    } catch (e) { /* storage blocked */ }
     let inst;
     try {
       inst = await instantiate(resp, go.importObject);

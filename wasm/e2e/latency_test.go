@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -156,4 +157,78 @@ func measureOnly(t *testing.T) {
 	if os.Getenv("KVSCOPE_MEASURE") == "" {
 		t.Skip("a measurement: run it with make measure (KVSCOPE_MEASURE=1)")
 	}
+}
+
+// TestGoInit logs how long the Go program's package initialisation takes
+// in the page on a first visit (a fresh browser context), per package
+// (GODEBUG=inittrace=1, set through the page's kvscope.godebug storage
+// key), the largest first: the time between the instantiated module and
+// Go's main, which the first frame waits for. In the browser it includes
+// compiling each function on its first call (V8 compiles WebAssembly
+// lazily).
+func TestGoInit(t *testing.T) {
+	measureOnly(t)
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelT()
+	var mu sync.Mutex
+	var logs []string
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			logs = append(logs, m.Text)
+			mu.Unlock()
+		}
+	}()
+	tb := &tab{t: t, ctx: ctx}
+	// A page of the site that is not kvscope's, to set the key before
+	// the first visit.
+	if err := chromedp.Do(ctx, chromedp.Navigate(serverURL+"/wasm_exec.js")); err != nil {
+		t.Fatal(err)
+	}
+	tb.do(`localStorage.setItem("kvscope.godebug", "inittrace=1")`)
+	if err := chromedp.Do(ctx, chromedp.Navigate(serverURL+"/#play=0")); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitJS(`document.body.dataset.ready === "1"`, 45*time.Second)
+	time.Sleep(200 * time.Millisecond)
+	mu.Lock()
+	got := append([]string(nil), logs...)
+	mu.Unlock()
+	type pkgInit struct {
+		ms  float64
+		pkg string
+	}
+	var inits []pkgInit
+	total := 0.0
+	for _, l := range got {
+		// init PKG @T ms, MS ms clock, B bytes, N allocs
+		f := strings.Fields(l)
+		if len(f) < 7 || f[0] != "init" || f[6] != "clock," {
+			continue
+		}
+		ms, err := strconv.ParseFloat(f[4], 64)
+		if err != nil {
+			continue
+		}
+		inits = append(inits, pkgInit{ms, f[1]})
+		total += ms
+	}
+	if len(inits) == 0 {
+		t.Fatalf("no init trace in the console: %q", got)
+	}
+	sort.Slice(inits, func(i, j int) bool { return inits[i].ms > inits[j].ms })
+	var top []string
+	for _, x := range inits[:min(5, len(inits))] {
+		top = append(top, fmt.Sprintf("%s %.0f ms", x.pkg, x.ms))
+	}
+	t.Logf("Go package initialisation on a first visit: %.0f ms over %d packages; the largest: %s", total, len(inits), strings.Join(top, ", "))
 }
