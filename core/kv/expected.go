@@ -189,24 +189,29 @@ func (l *Layer) expectedScoresCached() {
 				}
 				logit[i] = m*isd + f*v
 			}
-			mx := math.Inf(-1)
-			for _, x := range logit {
-				mx = math.Max(mx, x)
-			}
-			var z float64
-			for i, x := range logit {
-				logit[i] = math.Exp(x - mx)
-				z += logit[i]
-			}
-			for i, x := range logit {
-				h.score[i] += x / z / float64(l.group)
-			}
+			addSoftmax(h.score, logit, float64(l.group))
 		}
 		for i, vn := range h.vnorm {
 			h.score[i] *= float64(vn)
 		}
 	}
 	st.fresh = 0
+}
+
+// addSoftmax adds softmax(logit)/group to score, overwriting logit.
+func addSoftmax(score, logit []float64, group float64) {
+	m := math.Inf(-1)
+	for _, x := range logit {
+		m = math.Max(m, x)
+	}
+	var z float64
+	for i, x := range logit {
+		logit[i] = math.Exp(x - m)
+		z += logit[i]
+	}
+	for i, x := range logit {
+		score[i] += x / z / group
+	}
 }
 
 // expectedScoresDirect is expectedScores computed afresh from the window.
@@ -250,18 +255,7 @@ func (l *Layer) expectedScoresDirect() {
 					logit[i] += f * float64(x) * float64(x)
 				}
 			}
-			m := math.Inf(-1)
-			for _, x := range logit {
-				m = math.Max(m, x)
-			}
-			var z float64
-			for i, x := range logit {
-				logit[i] = math.Exp(x - m)
-				z += logit[i]
-			}
-			for i, x := range logit {
-				h.score[i] += x / z / float64(l.group)
-			}
+			addSoftmax(h.score, logit, float64(l.group))
 		}
 		for i, vn := range h.vnorm {
 			h.score[i] *= float64(vn)
