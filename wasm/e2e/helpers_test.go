@@ -86,6 +86,11 @@ func run(m *testing.M) int {
 		chromedp.Flag("enable-unsafe-swiftshader", true),
 		chromedp.WindowSize(viewW, viewH),
 	)
+	if f := os.Getenv("KVSCOPE_JSFLAGS"); f != "" {
+		// V8 flags, for measuring what the engine's defaults cost (e.g.
+		// --no-wasm-lazy-compilation); a visitor's browser has none.
+		opts = append(opts, chromedp.Flag("js-flags", f))
+	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelA()
 	bctx, cancelB := chromedp.NewContext(actx)
