@@ -107,6 +107,9 @@ func run(m *testing.M) int {
 type tab struct {
 	t   *testing.T
 	ctx context.Context
+	// close closes the tab (its workers stop too) before the test ends,
+	// for a measurement that must not share the machine with it.
+	close func()
 
 	mu   sync.Mutex
 	logs []string
@@ -129,7 +132,7 @@ func openScaled(t *testing.T, hash string, scale float64) *tab {
 	t.Cleanup(cancel)
 	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
 	t.Cleanup(cancelT)
-	tb := &tab{t: t, ctx: ctx}
+	tb := &tab{t: t, ctx: ctx, close: cancel}
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewW, viewH, chromedp.EmulateScale(scale))); err != nil {
 		t.Fatal(err)
 	}

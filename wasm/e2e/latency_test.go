@@ -147,6 +147,7 @@ func TestSliderLatency(t *testing.T) {
 		sort.Float64s(ms)
 		t.Logf("%d tokens at step %d: slider input to the presented map: median %.0f ms, range %.0f–%.0f ms over %d moves",
 			tokens, tokens, ms[len(ms)/2], ms[0], ms[len(ms)-1], len(ms))
+		tb.close() // its workers would share the machine with the next size's moves
 	}
 }
 
