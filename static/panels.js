@@ -67,7 +67,8 @@
     if (!raw) return;
     const c = JSON.parse(raw);
     if (c.model) return; // the real model's sweep loads the model first; warm when the chart opens
-    const config = Object.assign({}, c.config, {Tokens: 128});
+    // 128 tokens, or a little past a longer prompt.
+    const config = Object.assign({}, c.config, {Tokens: Math.max(128, (c.config.Prompt || 0) + 64)});
     spawn().postMessage({type: "sweep", id: warmID, config: config,
       grid: {policies: null, budgets: null, storage: [{bits: c.config.Bits, gran: c.config.Granularity}], sink: 4}});
     // The other workers start now too (idle until the chart asks), so a
