@@ -396,9 +396,9 @@
       if (pending) return;
       pending = true;
       const raf = root.requestAnimationFrame || ((f) => setTimeout(f, 16));
-      const now = (root.performance || Date).now();
-      const wait = streaming ? lastDraw + streamGap - now : 0;
-      const go = () => { lastDraw = (root.performance || Date).now(); draw(); };
+      const now = () => (root.performance || Date).now();
+      const wait = streaming ? lastDraw + streamGap - now() : 0;
+      const go = () => { lastDraw = now(); draw(); };
       if (wait > 0) setTimeout(() => raf(go), wait); else raf(go);
     }
 

@@ -33,6 +33,7 @@ type Renderer struct {
 
 	tex      *ebiten.Image // the scene's texels
 	uploaded int           // texel bytes of the scene already in tex; -1 none
+	built    int           // quads of the scene already in verts; -1 none
 }
 
 // run is a range of vertices drawn from one source: the white pixel or the
@@ -63,6 +64,7 @@ func NewRenderer() *Renderer {
 		idx:      make([]uint16, 0, 6*quadsPerCall),
 		runs:     make([]run, 0, 16),
 		uploaded: -1,
+		built:    -1,
 	}
 	for q := 0; q < quadsPerCall; q++ {
 		b := uint16(4 * q)
@@ -74,7 +76,7 @@ func NewRenderer() *Renderer {
 // Reset empties the scene, keeping its memory.
 func (r *Renderer) Reset() {
 	r.Scene.Reset()
-	r.uploaded = -1
+	r.uploaded, r.built = -1, -1
 }
 
 // upload writes the scene's blocks into the texture, growing it when
@@ -110,9 +112,24 @@ func (r *Renderer) upload() {
 }
 
 // Flush draws the scene onto dst, in order. The scene is kept, so the same
-// frame can be drawn again; Reset empties it.
+// frame can be drawn again (from the same vertices); Reset empties it.
 func (r *Renderer) Flush(dst Target) {
 	r.upload()
+	if r.built != len(r.Quads) {
+		r.build()
+	}
+	for _, ru := range r.runs {
+		src := r.white
+		if ru.tex {
+			src = r.tex
+		}
+		n := ru.end - ru.start
+		dst.DrawTriangles(r.verts[ru.start:ru.end], r.idx[:n/4*6], src, &r.op)
+	}
+}
+
+// build turns the scene's quads into vertices, in runs of one source.
+func (r *Renderer) build() {
 	r.verts, r.runs = r.verts[:0], r.runs[:0]
 	for _, q := range r.Quads {
 		n := len(r.runs)
@@ -133,12 +150,5 @@ func (r *Renderer) Flush(dst Target) {
 		)
 		r.runs[len(r.runs)-1].end = len(r.verts)
 	}
-	for _, ru := range r.runs {
-		src := r.white
-		if ru.tex {
-			src = r.tex
-		}
-		n := ru.end - ru.start
-		dst.DrawTriangles(r.verts[ru.start:ru.end], r.idx[:n/4*6], src, &r.op)
-	}
+	r.built = len(r.Quads)
 }

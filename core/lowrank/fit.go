@@ -50,13 +50,7 @@ func Fit(x []float32, n, d, r int) (Basis, error) {
 	if err != nil {
 		return Basis{}, err
 	}
-	rows := make([]float32, r*d)
-	for i, v := range f.vt[:r*d] {
-		rows[i] = float32(v)
-	}
-	for i := range r {
-		flipSign(rows[i*d : (i+1)*d])
-	}
+	rows := basisRows(f.vt, r, d)
 	var captured, total float64
 	for i, s := range f.values {
 		total += s * s
@@ -65,6 +59,19 @@ func Fit(x []float32, n, d, r int) (Basis, error) {
 		}
 	}
 	return Basis{rows: rows, r: r, d: d, values: f.values, captured: captured, total: total}, nil
+}
+
+// basisRows returns the first r rows of the d-column row-major vt as
+// float32, each with flipSign's sign.
+func basisRows(vt []float64, r, d int) []float32 {
+	rows := make([]float32, r*d)
+	for i, v := range vt[:r*d] {
+		rows[i] = float32(v)
+	}
+	for i := range r {
+		flipSign(rows[i*d : (i+1)*d])
+	}
+	return rows
 }
 
 // flipSign negates row when its largest-magnitude entry is negative and

@@ -65,13 +65,7 @@ func FitRandomized(x []float32, n, d, r, oversample, powerIters int, seed uint64
 	if err != nil {
 		return Basis{}, err
 	}
-	rows := make([]float32, r*d)
-	for i, v := range f.vt[:r*d] {
-		rows[i] = float32(v)
-	}
-	for i := range r {
-		flipSign(rows[i*d : (i+1)*d])
-	}
+	rows := basisRows(f.vt, r, d)
 	b := Basis{rows: rows, r: r, d: d, values: f.values}
 	b.captured, b.total = energy(x, n, d, rows, r)
 	return b, nil

@@ -170,9 +170,7 @@ func tallSVD(c []float64, m, n int, wantLeft bool) (values, left, right []float6
 			v := c[k*m+k+1 : (k+1)*m]
 			for out := range n {
 				col := left[out*m+k : (out+1)*m]
-				w := tau[k] * (col[0] + dot(v, col[1:]))
-				col[0] -= w
-				axpy(-w, v, col[1:])
+				reflect(tau[k], v, col)
 			}
 		}
 	}
@@ -216,9 +214,7 @@ func pivotedQR(c []float64, m, n int) (perm []int, tau []float64) {
 			v := x[1:]
 			for j := k + 1; j < n; j++ {
 				col := c[j*m+k : (j+1)*m]
-				w := tau[k] * (col[0] + dot(v, col[1:]))
-				col[0] -= w
-				axpy(-w, v, col[1:])
+				reflect(tau[k], v, col)
 			}
 		}
 		// Downdate the partial norms, recomputing those that cancelled
@@ -259,6 +255,14 @@ func householder(x []float64) float64 {
 	}
 	x[0] = beta
 	return (beta - alpha) / beta
+}
+
+// reflect applies the reflector (I − τ v vᵀ) of householder to col, with
+// v[0] = 1 implied and v[1:] given as v: col[0] and col[1:len(v)+1] change.
+func reflect(tau float64, v, col []float64) {
+	w := tau * (col[0] + dot(v, col[1:]))
+	col[0] -= w
+	axpy(-w, v, col[1:])
 }
 
 // jacobi orthogonalizes the n columns of the column-major n×n matrix g by
@@ -343,9 +347,7 @@ func completeRows(q []float64, n, known int) {
 		v := x[1:]
 		for j := k + 1; j < known; j++ {
 			col := w[j*n+k : (j+1)*n]
-			s := tau[k] * (col[0] + dot(v, col[1:]))
-			col[0] -= s
-			axpy(-s, v, col[1:])
+			reflect(tau[k], v, col)
 		}
 	}
 	for out := known; out < n; out++ {
@@ -358,9 +360,7 @@ func completeRows(q []float64, n, known int) {
 			}
 			v := w[k*n+k+1 : (k+1)*n]
 			col := row[k:]
-			s := tau[k] * (col[0] + dot(v, col[1:]))
-			col[0] -= s
-			axpy(-s, v, col[1:])
+			reflect(tau[k], v, col)
 		}
 	}
 }

@@ -17,7 +17,6 @@ type streamRun struct {
 	cells   [][]Cell
 }
 
-// stepRun runs e to its end, snapshotting every layer every 13th step.
 // privateAndShared runs cfg twice to its end, once on its own stream and
 // once on s, and returns both engines and their runs.
 func privateAndShared(t *testing.T, cfg Config, s *Stream) (private, shared *Engine, want, got streamRun) {
@@ -33,6 +32,7 @@ func privateAndShared(t *testing.T, cfg Config, s *Stream) (private, shared *Eng
 	return private, shared, stepRun(t, private), stepRun(t, shared)
 }
 
+// stepRun runs e to its end, snapshotting every layer every 13th step.
 func stepRun(t *testing.T, e *Engine) streamRun {
 	t.Helper()
 	var r streamRun

@@ -136,17 +136,7 @@ func openScaled(t *testing.T, hash string, scale float64) *tab {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewW, viewH, chromedp.EmulateScale(scale))); err != nil {
 		t.Fatal(err)
 	}
-	msgs := chromedp.Console(ctx)
-	go func() {
-		for m, err := range msgs {
-			if err != nil {
-				return
-			}
-			tb.mu.Lock()
-			tb.logs = append(tb.logs, string(m.Type)+": "+m.Text)
-			tb.mu.Unlock()
-		}
-	}()
+	tb.listen()
 	t.Cleanup(func() {
 		if t.Failed() {
 			tb.mu.Lock()
@@ -169,6 +159,21 @@ func openScaled(t *testing.T, hash string, scale float64) *tab {
 	}
 	tb.waitReplay()
 	return tb
+}
+
+// listen keeps the tab's console messages in tb.logs, each as "type: text".
+func (tb *tab) listen() {
+	msgs := chromedp.Console(tb.ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			tb.mu.Lock()
+			tb.logs = append(tb.logs, string(m.Type)+": "+m.Text)
+			tb.mu.Unlock()
+		}
+	}()
 }
 
 // eval evaluates a JavaScript expression that yields a string.

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -176,20 +175,8 @@ func TestGoInit(t *testing.T) {
 	defer cancel()
 	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
 	defer cancelT()
-	var mu sync.Mutex
-	var logs []string
-	msgs := chromedp.Console(ctx)
-	go func() {
-		for m, err := range msgs {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			logs = append(logs, m.Text)
-			mu.Unlock()
-		}
-	}()
 	tb := &tab{t: t, ctx: ctx}
+	tb.listen()
 	// A page of the site that is not kvscope's, to set the key before
 	// the first visit.
 	if err := chromedp.Do(ctx, chromedp.Navigate(serverURL+"/wasm_exec.js")); err != nil {
@@ -201,9 +188,9 @@ func TestGoInit(t *testing.T) {
 	}
 	tb.waitJS(`document.body.dataset.ready === "1"`, 45*time.Second)
 	time.Sleep(200 * time.Millisecond)
-	mu.Lock()
-	got := append([]string(nil), logs...)
-	mu.Unlock()
+	tb.mu.Lock()
+	got := append([]string(nil), tb.logs...)
+	tb.mu.Unlock()
 	type pkgInit struct {
 		ms  float64
 		pkg string
@@ -211,8 +198,9 @@ func TestGoInit(t *testing.T) {
 	var inits []pkgInit
 	total := 0.0
 	for _, l := range got {
-		// init PKG @T ms, MS ms clock, B bytes, N allocs
-		f := strings.Fields(l)
+		// log: init PKG @T ms, MS ms clock, B bytes, N allocs
+		_, text, _ := strings.Cut(l, ": ")
+		f := strings.Fields(text)
 		if len(f) < 7 || f[0] != "init" || f[6] != "clock," {
 			continue
 		}
