@@ -1,11 +1,12 @@
-// kvscope page glue: check WebGL2, download and compile main.wasm (streaming,
-// with a progress bar), start the Go program, and say so clearly if it
-// cannot start or stops.
+// kvscope page glue: offer the lessons on a first visit, check WebGL2,
+// download and compile main.wasm (streaming, with a progress bar), start
+// the Go program, and say so clearly if it cannot start or stops.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
 
   function fatal(title, text) {
+    if (window.kvscopeOverlayDone) window.kvscopeOverlayDone();
     $("loading").hidden = true;
     $("fatal-title").textContent = title;
     $("fatal-text").textContent = text;
@@ -66,10 +67,91 @@
     return (await WebAssembly.instantiate(await resp.arrayBuffer(), imports)).instance;
   }
 
+  // The offer of the guided lessons: a first visit to the plain page (no
+  // settings in its link). Shown before the map is drawn, so that the map
+  // never moves down under it.
+  function offer() {
+    let seen = null;
+    try { seen = localStorage.getItem("kvscope.lessons"); } catch (e) { /* private mode */ }
+    if (!seen && window.kvscopeLink.length <= 1) $("offer").hidden = false;
+  }
+
+  // The first picture. The page's thread is busy for a second or more
+  // before the Go program draws: it compiles main.wasm, then runs the
+  // program's package initialisation (Ebiten compiles its shaders). A
+  // worker compiles the smaller worker.wasm on another core meanwhile and
+  // draws side A's first map, overview and attention rows in software
+  // onto a canvas over the page (wasm/worker/firstframe.go); an
+  // OffscreenCanvas reaches the screen without the page's thread. The Go
+  // program removes it with its own first frame (kvscopeOverlayDone).
+  // Real-model mode, the comparison and lessons start with the program.
+  // The worker was started in the page's head (index.html), with
+  // window.kvscopeLink, the link as opened.
+  function firstPicture() {
+    const w = window.kvscopeFirstWorker;
+    if (!w) return;
+    const link = window.kvscopeLink;
+    if (window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches && !/(?:^|[#?&])play=/.test(link)) {
+      w.terminate(); // the program adds a notice above the pictures
+      return;
+    }
+    const rect = (id) => { const r = $(id).getBoundingClientRect(); return {X: r.x, Y: r.y, W: r.width, H: r.height}; };
+    const map = rect("map-0"), ov = rect("ov-0"), attn = rect("attn-0");
+    if (!(map.W > 0 && map.H > 0)) { w.terminate(); return; }
+    const vw = window.innerWidth, vh = window.innerHeight, scale = window.devicePixelRatio || 1;
+    const holder = document.createElement("div");
+    holder.id = "firstmap";
+    holder.setAttribute("aria-hidden", "true");
+    const c = document.createElement("canvas");
+    c.width = Math.round(vw * scale);
+    c.height = Math.round(vh * scale);
+    c.style.width = vw + "px";
+    c.style.height = vh + "px";
+    holder.appendChild(c);
+    document.body.insertBefore(holder, document.body.firstChild);
+    let off;
+    try {
+      off = c.transferControlToOffscreen();
+    } catch (e) {
+      holder.remove();
+      w.terminate();
+      return;
+    }
+    let shown;
+    const pic = new Promise((r) => { shown = r; });
+    w.onmessage = (e) => {
+      const m = e.data;
+      if (m.type === "firstframe" || m.type === "error") shown();
+      if (m.type !== "firstframe" || !m.presented) return;
+      const t = window.kvscopeTiming, o = performance.timeOrigin;
+      t.overlayAsked = m.asked - o;
+      t.overlayDrawn = m.drawn - o;
+      t.overlay = m.presented - o;
+    };
+    w.postMessage({type: "firstframe", canvas: off, link: link, scale: scale, viewW: vw, viewH: vh, map: map, ov: ov, attn: attn}, [off]);
+    window.kvscopeOverlayDone = () => {
+      window.kvscopeOverlayDone = null;
+      holder.remove();
+      w.terminate();
+    };
+    // The loading line waits at the foot of the window, not over the pictures.
+    $("loading").classList.add("compact");
+    return pic;
+  }
+
   async function start() {
     // The download starts first: checking WebGL2 creates a context, which
     // takes a while with software rendering.
     window.kvscopeTiming = { start: performance.now() };
+    // The program's compilation waits for the worker's picture (the
+    // download does not: index.html preloads main.wasm). Run side by side,
+    // the two compilations and the program's start-up share the cores
+    // and the picture came a second or more later; the picture first
+    // costs the program a few hundred milliseconds. A slow worker holds
+    // the program back until two seconds after navigation at most.
+    const pic = firstPicture();
+    if (pic) await Promise.race([pic, new Promise((r) => setTimeout(r, Math.max(0, 2000 - performance.now())))]);
+    window.kvscopeTiming.compile = performance.now();
     const download = fetchWithProgress("main.wasm");
     download.catch(() => {}); // reported below, once awaited
     if (typeof WebAssembly !== "object") {
@@ -116,6 +198,7 @@
       fatal("kvscope stopped", "The simulator is no longer running. Reload the page to start again.");
     }
   });
+  offer();
   start();
 })();
 

@@ -1,19 +1,11 @@
-// kvscope page panels that live beside the Go program: the first-visit
-// offer of the guided lessons, and the memory-versus-fidelity chart with
-// the sweep worker (sweep-worker.js, worker.wasm) that fills it off the
-// main thread. The Go program exposes window.kvscope: state() and config()
+// kvscope page panels that live beside the Go program: the
+// memory-versus-fidelity chart with the sweep worker (sweep-worker.js,
+// worker.wasm) that fills it off the main thread, and the workers that
+// share a long link's reference. The Go program exposes window.kvscope: state() and config()
 // as JSON, applySettings(json) and lesson(n).
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-
-  // The offer: a first visit to the plain page (no settings in its link).
-  function offer() {
-    let seen = null;
-    try { seen = localStorage.getItem("kvscope.lessons"); } catch (e) { /* private mode */ }
-    const plain = location.hash.length <= 1 && location.search.length <= 1;
-    if (!seen && plain) $("offer").hidden = false;
-  }
 
   // The chart. The sweep is split between workers (one per core, up to
   // four), each running every n-th setting of the grid.
@@ -209,7 +201,7 @@
   // fewer than the cores, for the page's own thread. A worker stops when
   // the page has decoded past its blocks.
   function shareReference() {
-    const link = location.hash.length > 1 ? location.hash : location.search;
+    const link = window.kvscopeLink || "";
     const get = (k) => { const m = new RegExp("(?:^|[#?&])" + k + "=([^&]*)").exec(link); return m ? decodeURIComponent(m[1]) : null; };
     if (+(get("tokens") || 0) < 1024 || get("ref") === "0" || get("mode") === "model") return false;
     const n = Math.max(1, Math.min(3, (navigator.hardwareConcurrency || 2) - 1));
@@ -237,6 +229,4 @@
   }
   // The reference workers run worker.wasm's hot code already: no warm-up.
   if (!shareReference()) warmWhenQuiet();
-
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", offer); else offer();
 })();

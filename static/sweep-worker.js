@@ -37,6 +37,14 @@
 //                                   {type:'refblock', id, t0, t1, data: ArrayBuffer}
 //                                   per block of positions, from the end of the
 //                                   stream down, then {type:'done', id, blocks, ms}.
+//   {type: 'firstframe', canvas, link, scale, viewW, viewH, map, ov, attn}
+//                                   draws the page's first picture of the link
+//                                   onto canvas (an OffscreenCanvas the size
+//                                   of the viewport, transferred); map, ov and
+//                                   attn are side A's holes ({X, Y, W, H}, CSS
+//                                   px). Reply {type:'firstframe', step,
+//                                   presented} (ms since the epoch), or
+//                                   {type:'firstframe', skipped: true}.
 //   {type: 'sinks', id, config, text, maxTokens, budget, sink, repos}
 //                                   the attention-sinks figure; reply {type:'sinks',
 //                                   id, tokens, curves:[{label, sink, recent, nll}]}.
@@ -86,6 +94,11 @@ self.onmessage = async (e) => {
         buf = await r.arrayBuffer();
       }
       self.kvscopeWorker.loadModel(new Uint8Array(buf), rest.id || 0);
+      return;
+    }
+    if (type === 'firstframe') {
+      const {canvas, ...geometry} = rest;
+      self.kvscopeWorker.firstFrame(JSON.stringify(geometry), canvas);
       return;
     }
     self.kvscopeWorker.handle(String(type), JSON.stringify(rest));

@@ -25,6 +25,7 @@ func byID(id string) js.Value { return document.Call("getElementById", id) }
 type text struct {
 	el   js.Value
 	last string
+	tip  bool // also the element's tooltip (a text its box may cut)
 }
 
 func newText(id string) *text { return &text{el: byID(id)} }
@@ -32,6 +33,9 @@ func newText(id string) *text { return &text{el: byID(id)} }
 func (t *text) set(s string) {
 	if s != t.last && t.el.Truthy() {
 		t.el.Set("textContent", s)
+		if t.tip {
+			t.el.Set("title", s)
+		}
 		t.last = s
 	}
 }
@@ -112,6 +116,7 @@ func (a *app) initDOM() {
 	for i := 0; i < 2; i++ {
 		si := strconv.Itoa(i)
 		pg.names[i], pg.axes[i] = newText("name-"+si), newText("axis-"+si)
+		pg.names[i].tip, pg.axes[i].tip = true, true // cut to their boxes (style.css)
 		pg.memRatio[i], pg.scales[i] = newText("memratio-"+si), newText("scale-"+si)
 		for j := 0; j < 3; j++ {
 			pg.memLabels[i][j] = newText(fmt.Sprintf("mem-%d-%d", i, j))

@@ -343,9 +343,13 @@ func (a *app) markReady() {
 	body.Get("classList").Call("add", "running")
 	byID("loading").Set("hidden", true)
 	byID("app").Call("removeAttribute", "inert")
-	if c := document.Call("querySelector", "canvas"); c.Truthy() {
+	if c := document.Call("querySelector", "body > canvas"); c.Truthy() {
 		c.Call("setAttribute", "tabindex", "-1")
 		c.Call("setAttribute", "aria-hidden", "true")
+	}
+	// The worker's first picture (static/app.js) goes with this frame.
+	if done := window.Get("kvscopeOverlayDone"); done.Truthy() {
+		done.Invoke()
 	}
 	// The frame is on screen once the browser has composited it, before
 	// the next animation frame's callbacks run.

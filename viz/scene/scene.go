@@ -44,7 +44,13 @@ type Scene struct {
 	Blocks []Block
 	TexH   int // texel rows used by the frame
 
-	cols []colAgg // per drawn column of the map: attention aggregates
+	cols  []colAgg // per drawn column of the map: attention aggregates
+	rcols []int    // Rasterize: a quad's texel column per pixel column
+	lut   struct { // Rasterize: a quad's colour as tables of a channel's value
+		src    [3][256]float64 // the source's premultiplied channel
+		opaque [3][256]uint8   // the same as a pixel, for an opaque quad
+		below  [256]float64    // the share of the pixel below that shows through
+	}
 }
 
 type colAgg struct{ full, comp float32 }
@@ -326,7 +332,7 @@ func (r *Scene) DrawOverview(ov *view.Grid, s *sim.Snapshot, lensX0, lensX1 floa
 // its colour (straight alpha, premultiplied before use, as Ebiten's
 // default colour scale mode does) and blends source-over onto dst, whose
 // pixels are premultiplied (image.RGBA's convention). Pixels outside dst
-// are skipped. It allocates nothing.
+// are skipped. Once its buffers have grown, it allocates nothing.
 func (r *Scene) Rasterize(dst *image.RGBA) {
 	b := dst.Rect
 	for _, q := range r.Quads {
@@ -339,44 +345,82 @@ func (r *Scene) Rasterize(dst *image.RGBA) {
 		px1 := min(int(math.Ceil(x1-0.5)), b.Max.X)
 		py0 := max(int(math.Ceil(y0-0.5)), b.Min.Y)
 		py1 := min(int(math.Ceil(y1-0.5)), b.Max.Y)
+		if px0 >= px1 || py0 >= py1 {
+			continue
+		}
 		ca := float64(q.C.A)
-		cr, cg, cb := float64(q.C.R)*ca, float64(q.C.G)*ca, float64(q.C.B)*ca
+		c3 := [3]float64{float64(q.C.R) * ca, float64(q.C.G) * ca, float64(q.C.B) * ca}
+		keep := 1 - ca
+		// The quad's pixels are functions of a texel's channel (white for
+		// an untextured quad: 255) and, when it is translucent, of the
+		// pixel below: tabulate both once per quad.
+		l := &r.lut
+		for ch := range 3 {
+			for v := range 256 {
+				o := float64(v) / 255 * c3[ch]
+				l.src[ch][v], l.opaque[ch][v] = o, to8(o)
+			}
+		}
+		a8 := to8(ca)
+		if keep != 0 {
+			for v := range 256 {
+				l.below[v] = float64(v) / 255 * keep
+			}
+		}
+		// A textured quad samples the same texel column at every row: find
+		// each pixel column's texel once.
+		cols := r.rcols[:0]
+		if q.Tex {
+			for px := px0; px < px1; px++ {
+				u := float64(q.SX) + (float64(px)+0.5-x0)/(x1-x0)*float64(q.SW)
+				cols = append(cols, int(math.Floor(u)))
+			}
+			r.rcols = cols
+		}
 		for py := py0; py < py1; py++ {
-			row := -1
+			var bl *Block
+			rowOff := 0
 			if q.Tex {
 				v := float64(q.SY) + (float64(py)+0.5-y0)/(y1-y0)*float64(q.SH)
-				row = int(math.Floor(v))
-			}
-			for px := px0; px < px1; px++ {
-				sr, sg, sb := 1.0, 1.0, 1.0
-				if q.Tex {
-					u := float64(q.SX) + (float64(px)+0.5-x0)/(x1-x0)*float64(q.SW)
-					sr, sg, sb = r.texel(int(math.Floor(u)), row)
+				if bl = r.blockAt(int(math.Floor(v))); bl != nil {
+					rowOff = bl.Off + 4*(int(math.Floor(v))-bl.Y)*bl.W
 				}
-				// Texels are opaque: the source's alpha is the colour's.
-				or, og, ob := sr*cr, sg*cg, sb*cb
-				o := dst.PixOffset(px, py)
+			}
+			o := dst.PixOffset(px0, py)
+			for i := range px1 - px0 {
+				// Texels are opaque; outside every block they are black.
+				sr, sg, sb := 255, 255, 255
+				if q.Tex {
+					sr, sg, sb = 0, 0, 0
+					if c := cols[i]; bl != nil && c >= 0 && c < bl.W {
+						t := rowOff + 4*c
+						sr, sg, sb = int(r.Pix[t]), int(r.Pix[t+1]), int(r.Pix[t+2])
+					}
+				}
 				p := dst.Pix[o : o+4 : o+4]
-				keep := 1 - ca
-				p[0] = to8(or + float64(p[0])/255*keep)
-				p[1] = to8(og + float64(p[1])/255*keep)
-				p[2] = to8(ob + float64(p[2])/255*keep)
-				p[3] = to8(ca + float64(p[3])/255*keep)
+				o += 4
+				if keep == 0 {
+					p[0], p[1], p[2], p[3] = l.opaque[0][sr], l.opaque[1][sg], l.opaque[2][sb], a8
+					continue
+				}
+				// The source's alpha is the colour's.
+				p[0] = to8(l.src[0][sr] + l.below[p[0]])
+				p[1] = to8(l.src[1][sg] + l.below[p[1]])
+				p[2] = to8(l.src[2][sb] + l.below[p[2]])
+				p[3] = to8(ca + l.below[p[3]])
 			}
 		}
 	}
 }
 
-// texel returns the texel at column x of texture row y as colour values
-// in [0, 1]; black outside every block.
-func (r *Scene) texel(x, y int) (float64, float64, float64) {
-	for _, bl := range r.Blocks {
-		if y >= bl.Y && y < bl.Y+bl.H && x >= 0 && x < bl.W {
-			o := bl.Off + 4*((y-bl.Y)*bl.W+x)
-			return float64(r.Pix[o]) / 255, float64(r.Pix[o+1]) / 255, float64(r.Pix[o+2]) / 255
+// blockAt returns the block holding texel row y, or nil.
+func (r *Scene) blockAt(y int) *Block {
+	for i := range r.Blocks {
+		if bl := &r.Blocks[i]; y >= bl.Y && y < bl.Y+bl.H {
+			return bl
 		}
 	}
-	return 0, 0, 0
+	return nil
 }
 
 func to8(v float64) uint8 {

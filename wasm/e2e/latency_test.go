@@ -26,9 +26,13 @@ import (
 // main-thread work is done, its WebGL commands executed and the canvas
 // composited (with software GL the compositor reads the canvas back, which
 // waits for every command), so it is when the map reached the screen, to
-// within a frame. The page's milestones are logged with it, and a
-// screenshot checks that the map is indeed on screen. The figures are for
-// the README (make measure); the test asserts only that the map appears.
+// within a frame. Before that, a worker draws the same first picture onto
+// an OffscreenCanvas (static/app.js, firstPicture; TestFirstPictureIsTheMap
+// checks that it is the same) and reports the animation frame after it
+// the same way, from the worker: the figure is the earlier of the two. The
+// page's milestones are logged with it, and a screenshot checks that the
+// map is indeed on screen. The figures are for the README (make measure);
+// the test asserts only that the map appears.
 func TestPresentedFirstFrame(t *testing.T) {
 	measureOnly(t)
 	if skipReason != "" {
@@ -72,8 +76,10 @@ func presentedFirstFrame(t *testing.T, parent context.Context) (float64, string)
 	}
 	info, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
 		const r = document.getElementById("map-0").getBoundingClientRect();
-		const m = Object.entries(window.kvscopeTiming).map(([k, v]) => k + " " + Math.round(v)).join(", ");
-		return [r.x, r.y, r.width, r.height, window.kvscope.firstFrameMs].map(String).join(",") + ";" + m;
+		const t = window.kvscopeTiming;
+		const m = Object.entries(t).map(([k, v]) => k + " " + Math.round(v)).join(", ") + ", program's first frame " + Math.round(window.kvscope.firstFrameMs);
+		const at = t.overlay > 0 ? Math.min(t.overlay, window.kvscope.firstFrameMs) : window.kvscope.firstFrameMs;
+		return [r.x, r.y, r.width, r.height, at].map(String).join(",") + ";" + m;
 	})()`))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 
 	"github.com/kvscope/kvscope/core/lesson"
@@ -72,46 +72,60 @@ func TestLessonsByLink(t *testing.T) {
 }
 
 // A first visit to the plain page offers the lessons once; declining is
-// remembered. The browser clears the origin's localStorage itself (a
-// page's own clear() reaches the browser asynchronously, and a page loaded
-// right after could still read the old value), and each visit is a fresh
-// navigation.
+// remembered. Each visit runs in a browser context of its own, so its
+// localStorage starts empty: the other tests' tabs share the default
+// context, and a clear sent to the browser reaches an open renderer's
+// cached copy of the storage only later, so a page loaded right after it
+// could still read the old value.
 func TestFirstVisitOffer(t *testing.T) {
-	tb := open(t, "")
-	clearStorage := func() {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	fresh := func(hash string) *tab {
 		t.Helper()
-		if _, err := chromedp.Call(tb.ctx, storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: serverURL, StorageTypes: "local_storage"}); err != nil {
+		ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+		t.Cleanup(cancel)
+		ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+		t.Cleanup(cancelT)
+		tb := &tab{t: t, ctx: ctx, close: cancel}
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewW, viewH)); err != nil {
 			t.Fatal(err)
 		}
+		tb.visit(hash)
+		return tb
 	}
-	visit := func() {
-		t.Helper()
-		if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/")); err != nil {
-			t.Fatal(err)
-		}
-		tb.waitJS(`document.body.dataset.ready === "1"`, 45*time.Second)
-	}
-	clearStorage()
-	visit()
+	tb := fresh("")
 	if _, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](`!document.getElementById("offer").hidden`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
 		t.Fatalf("no offer on a first visit: %v (the page %s, kvscope.lessons %s)", err,
 			tb.eval(`location.href`), tb.eval(`String(localStorage.getItem("kvscope.lessons"))`))
 	}
 	tb.do(`document.getElementById("offer-no").click()`)
 	tb.waitJS(`document.getElementById("offer").hidden && localStorage.getItem("kvscope.lessons") === "declined"`, 5*time.Second)
-	time.Sleep(300 * time.Millisecond) // the page's write reaches the browser
-	visit()
+	tb.visit("")
 	time.Sleep(300 * time.Millisecond)
 	if tb.eval(`document.getElementById("offer").hidden ? "" : "shown"`) != "" {
 		t.Error("the offer came back after it was declined")
 	}
-	// A link with settings never shows it.
-	clearStorage()
-	tb2 := open(t, paused)
+	// A link with settings never shows it, even on a first visit.
+	tb2 := fresh(paused)
+	time.Sleep(300 * time.Millisecond)
 	if tb2.eval(`document.getElementById("offer").hidden ? "" : "shown"`) != "" {
 		t.Error("the offer covers a shared link")
 	}
-	tb2.do(`localStorage.setItem("kvscope.lessons", "seen")`)
+}
+
+// visit navigates the tab to the page with hash (may be empty) and waits
+// until the page is ready.
+func (tb *tab) visit(hash string) {
+	tb.t.Helper()
+	url := serverURL + "/"
+	if hash != "" {
+		url += "#" + hash
+	}
+	if err := chromedp.Do(tb.ctx, chromedp.Navigate(url)); err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.waitJS(`document.body.dataset.ready === "1"`, 45*time.Second)
 }
 
 // The memory-versus-fidelity chart: it fills in off the main thread while

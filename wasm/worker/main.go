@@ -14,6 +14,9 @@
 //	                     "cancel": {"id": n};
 //	                     "sinks": a sinksRequest (real-model mode)
 //	loadModel(bytes, id) bytes a Uint8Array of a llama GGUF file
+//	firstFrame(json, canvas)
+//	                     draws the page's first picture (a firstRequest)
+//	                     onto an OffscreenCanvas (firstframe.go)
 //
 // and replies through kvscopePost with one JSON object per message:
 //
@@ -24,6 +27,7 @@
 //	{"type":"done","id":n,"rows":…,"ms":…}
 //	{"type":"cancelled","id":n}
 //	{"type":"sinks","id":n,"tokens":[…],"curves":[{"label":…,"sink":…,"recent":…,"nll":[…]}…]}
+//	{"type":"firstframe","step":n,"presented":ms} (or "skipped":true)
 //	{"type":"error","id":n,"message":…}
 //
 // One job runs at a time: a new sweep cancels the one running. The
@@ -78,6 +82,14 @@ func main() {
 			b := make([]byte, args[0].Get("byteLength").Int())
 			js.CopyBytesToGo(b, args[0])
 			w.loadModel(b, id)
+			return nil
+		}),
+		"firstFrame": js.FuncOf(func(_ js.Value, args []js.Value) any {
+			if len(args) < 2 {
+				w.post(map[string]any{"type": "error", "message": "firstFrame(json, canvas) needs two arguments"})
+				return nil
+			}
+			w.firstPicture(args[0].String(), args[1])
 			return nil
 		}),
 	}))

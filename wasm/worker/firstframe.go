@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"image"
+	"math"
+
+	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/scene"
+	"github.com/kvscope/kvscope/viz/view"
+)
+
+// The first picture. The page's thread is busy for a second or more
+// before its first frame: it compiles main.wasm and runs the Go program's
+// package initialisation (Ebiten compiles its shaders there), all in one
+// go. A worker compiles the smaller worker.wasm on the other core
+// meanwhile and draws the first picture itself, in software, onto a canvas
+// the page handed it (an OffscreenCanvas reaches the screen without the
+// page's thread). The page's program, once running, draws the same
+// picture with WebGL and removes the worker's.
+
+// firstRequest is the page's geometry when it asks for the first picture:
+// the link it opened and where the pictures' holes are.
+type firstRequest struct {
+	Link      string    `json:"link"`  // the page's settings (hash or query), as view.Decode reads them
+	Scale     float64   `json:"scale"` // device px per CSS px
+	ViewW     float64   `json:"viewW"` // the viewport, CSS px
+	ViewH     float64   `json:"viewH"`
+	Map       view.Rect `json:"map"` // side A's holes, CSS px in the viewport
+	Overview  view.Rect `json:"ov"`
+	Attention view.Rect `json:"attn"`
+}
+
+// errNoFirstFrame says the link's first picture is not drawn by a worker:
+// real-model mode (the model must load first) and the comparison (two
+// sides) start with the page's own program, and so does a link with
+// values kvscope adjusts (the program's notices about them push the
+// pictures down).
+var errNoFirstFrame = errors.New("the page draws this link's first picture itself")
+
+// canvasMargin is the room around the pictures, CSS px, as the page's
+// canvas has (wasm/canvas.go).
+const canvasMargin = 4
+
+// firstFrame decodes r's link, decodes its stream up to the prompt's end
+// (where the page's first frame is: it never shows a half-read prompt)
+// and draws side A's map, overview strip and attention rows as the page's
+// program would, with the map following the newest token and nothing
+// hovered. It returns the picture of the page's canvas box (view.Cover of
+// the holes, CSS px: box) in device px, and the step drawn.
+func firstFrame(r firstRequest) (pic *image.RGBA, box view.Rect, step int, err error) {
+	st, ns := view.Decode(r.Link)
+	ns = append(ns, view.Normalize(&st)...)
+	if st.ModelMode() || st.Compare || len(ns) > 0 {
+		return nil, box, 0, errNoFirstFrame
+	}
+	scale := r.Scale
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		scale = 1
+	}
+	box = view.Cover(r.ViewW, r.ViewH, canvasMargin, r.Map, r.Attention, r.Overview)
+	c := st.A
+	e, err := sim.New(c)
+	if err != nil {
+		return nil, box, 0, err
+	}
+	for e.Pos() < min(c.Prompt, c.Tokens) && e.Step() {
+	}
+	snap := e.Snapshot(st.Layer)
+	on := func(q view.Rect) view.Rect {
+		return view.Rect{X: (q.X - box.X) * scale, Y: (q.Y - box.Y) * scale, W: q.W * scale, H: q.H * scale}
+	}
+	var vp view.Viewport
+	grid := vp.Place(on(r.Map), snap.Heads, snap.Step, c.Tokens, scale)
+	sc := scene.New()
+	sc.DrawMap(&grid, snap, scene.Hover{Head: -1})
+	ov := view.Overview(on(r.Overview), snap.Step, c.Tokens, scale)
+	lx0, lx1 := grid.Lens(&ov)
+	sc.DrawOverview(&ov, snap, lx0, lx1)
+	sc.DrawAttention(on(r.Attention), &grid, snap, -1)
+	pic = image.NewRGBA(image.Rect(0, 0, int(box.W*scale), int(box.H*scale)))
+	sc.Rasterize(pic)
+	return pic, box, snap.Step, nil
+}
+
+// straightAlpha converts premultiplied RGBA pixels (image.RGBA's
+// convention) to straight alpha in place (a canvas's ImageData's).
+func straightAlpha(pix []byte) {
+	for i := 0; i+3 < len(pix); i += 4 {
+		a := int(pix[i+3])
+		if a == 0 || a == 255 {
+			continue
+		}
+		for j := 0; j < 3; j++ {
+			pix[i+j] = uint8(min(255, (int(pix[i+j])*255+a/2)/a))
+		}
+	}
+}
