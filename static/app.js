@@ -79,11 +79,10 @@
   // The first picture. The page's thread is busy for a second or more
   // before the Go program draws: it compiles main.wasm, then runs the
   // program's package initialisation (Ebiten compiles its shaders). A
-  // worker compiles the smaller worker.wasm on another core meanwhile and
-  // draws side A's first map, overview and attention rows in software
-  // onto a canvas over the page (wasm/worker/firstframe.go); an
-  // OffscreenCanvas reaches the screen without the page's thread. The Go
-  // program removes it with its own first frame (kvscopeOverlayDone).
+  // worker compiles the smaller worker.wasm and draws side A's first map,
+  // overview and attention rows in software onto a canvas over the holes
+  // (wasm/worker/firstframe.go). The Go program removes it with its own
+  // first frame (kvscopeOverlayDone), which is the same picture.
   // Real-model mode, the comparison and lessons start with the program.
   // The worker was started in the page's head (index.html), with
   // window.kvscopeLink, the link as opened.
@@ -99,14 +98,30 @@
     const map = rect("map-0"), ov = rect("ov-0"), attn = rect("attn-0");
     if (!(map.W > 0 && map.H > 0)) { w.terminate(); return; }
     const vw = window.innerWidth, vh = window.innerHeight, scale = window.devicePixelRatio || 1;
+    // The canvas covers the holes as the program's will (view.Cover,
+    // wasm/canvas.go): their union with a 4 px margin, integer edges,
+    // within the viewport.
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const r of [map, ov, attn]) {
+      if (!(r.W > 0 && r.H > 0)) continue;
+      x0 = Math.min(x0, r.X); y0 = Math.min(y0, r.Y);
+      x1 = Math.max(x1, r.X + r.W); y1 = Math.max(y1, r.Y + r.H);
+    }
+    x0 = Math.min(Math.max(0, Math.floor(x0 - 4)), Math.max(vw, 1) - 1);
+    y0 = Math.min(Math.max(0, Math.floor(y0 - 4)), Math.max(vh, 1) - 1);
+    x1 = Math.min(Math.max(vw, 1), Math.ceil(x1 + 4));
+    y1 = Math.min(Math.max(vh, 1), Math.ceil(y1 + 4));
+    const box = {X: x0, Y: y0, W: Math.max(1, x1 - x0), H: Math.max(1, y1 - y0)};
     const holder = document.createElement("div");
     holder.id = "firstmap";
     holder.setAttribute("aria-hidden", "true");
+    holder.style.left = box.X + "px";
+    holder.style.top = box.Y + "px";
     const c = document.createElement("canvas");
-    c.width = Math.round(vw * scale);
-    c.height = Math.round(vh * scale);
-    c.style.width = vw + "px";
-    c.style.height = vh + "px";
+    c.width = Math.trunc(box.W * scale);
+    c.height = Math.trunc(box.H * scale);
+    c.style.width = box.W + "px";
+    c.style.height = box.H + "px";
     holder.appendChild(c);
     document.body.insertBefore(holder, document.body.firstChild);
     let off;
@@ -128,7 +143,7 @@
       t.overlayDrawn = m.drawn - o;
       t.overlay = m.presented - o;
     };
-    w.postMessage({type: "firstframe", canvas: off, link: link, scale: scale, viewW: vw, viewH: vh, map: map, ov: ov, attn: attn}, [off]);
+    w.postMessage({type: "firstframe", canvas: off, link: link, scale: scale, box: box, map: map, ov: ov, attn: attn}, [off]);
     window.kvscopeOverlayDone = () => {
       window.kvscopeOverlayDone = null;
       holder.remove();
@@ -143,17 +158,9 @@
     // The download starts first: checking WebGL2 creates a context, which
     // takes a while with software rendering.
     window.kvscopeTiming = { start: performance.now() };
-    // The program's compilation waits for the worker's picture (the
-    // download does not: index.html preloads main.wasm). Run side by side,
-    // the two compilations and the program's start-up share the cores
-    // and the picture came a second or more later; the picture first
-    // costs the program a few hundred milliseconds. A slow worker holds
-    // the program back until two seconds after navigation at most.
-    const pic = firstPicture();
-    if (pic) await Promise.race([pic, new Promise((r) => setTimeout(r, Math.max(0, 2000 - performance.now())))]);
-    window.kvscopeTiming.compile = performance.now();
     const download = fetchWithProgress("main.wasm");
     download.catch(() => {}); // reported below, once awaited
+    const pic = firstPicture();
     if (typeof WebAssembly !== "object") {
       fatal("WebAssembly is not available", "kvscope runs as WebAssembly; this browser does not offer it.");
       return;
@@ -178,6 +185,14 @@
       const dbg = localStorage.getItem("kvscope.godebug");
       if (dbg) go.env = Object.assign({}, go.env, {GODEBUG: dbg});
     } catch (e) { /* storage blocked */ }
+    // main.wasm compiles once the worker's picture is on screen (or two
+    // seconds after navigation, for a slow worker). Side by side, the two
+    // compilations share this machine's two cores, and while the program
+    // starts up, its page's thread is busy, and a worker gets nothing
+    // from the page (its download and its messages wait): the picture then
+    // came after the program's own first frame in some runs.
+    if (pic) await Promise.race([pic, new Promise((r) => setTimeout(r, Math.max(0, 2000 - performance.now())))]);
+    window.kvscopeTiming.compile = performance.now();
     let inst;
     try {
       inst = await instantiate(resp, go.importObject);

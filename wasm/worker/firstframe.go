@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"image"
 	"math"
 
@@ -24,9 +25,8 @@ import (
 type firstRequest struct {
 	Link      string    `json:"link"`  // the page's settings (hash or query), as view.Decode reads them
 	Scale     float64   `json:"scale"` // device px per CSS px
-	ViewW     float64   `json:"viewW"` // the viewport, CSS px
-	ViewH     float64   `json:"viewH"`
-	Map       view.Rect `json:"map"` // side A's holes, CSS px in the viewport
+	Box       view.Rect `json:"box"`   // the canvas, CSS px in the viewport, integer edges
+	Map       view.Rect `json:"map"`   // side A's holes, CSS px in the viewport
 	Overview  view.Rect `json:"ov"`
 	Attention view.Rect `json:"attn"`
 }
@@ -38,16 +38,16 @@ type firstRequest struct {
 // pictures down).
 var errNoFirstFrame = errors.New("the page draws this link's first picture itself")
 
-// canvasMargin is the room around the pictures, CSS px, as the page's
-// canvas has (wasm/canvas.go).
-const canvasMargin = 4
+// maxPixels bounds the picture (device px): a 4K screen's worth.
+const maxPixels = 3840 * 2160
 
 // firstFrame decodes r's link, decodes its stream up to the prompt's end
 // (where the page's first frame is: it never shows a half-read prompt)
 // and draws side A's map, overview strip and attention rows as the page's
 // program would, with the map following the newest token and nothing
-// hovered. It returns the picture of the page's canvas box (view.Cover of
-// the holes, CSS px: box) in device px, and the step drawn.
+// hovered. It returns the picture of the canvas box r.Box in device px
+// (the page makes the box what its program's canvas covers, view.Cover of
+// the holes), and the step drawn.
 func firstFrame(r firstRequest) (pic *image.RGBA, box view.Rect, step int, err error) {
 	st, ns := view.Decode(r.Link)
 	ns = append(ns, view.Normalize(&st)...)
@@ -58,7 +58,10 @@ func firstFrame(r firstRequest) (pic *image.RGBA, box view.Rect, step int, err e
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		scale = 1
 	}
-	box = view.Cover(r.ViewW, r.ViewH, canvasMargin, r.Map, r.Attention, r.Overview)
+	box = r.Box
+	if !(box.W >= 1 && box.H >= 1 && box.W*box.H*scale*scale <= maxPixels) {
+		return nil, box, 0, fmt.Errorf("first picture: a canvas of %g×%g CSS px at scale %g", box.W, box.H, scale)
+	}
 	c := st.A
 	e, err := sim.New(c)
 	if err != nil {

@@ -9,12 +9,12 @@ import (
 )
 
 // firstPicture draws the first picture (firstFrame) onto canvas, an
-// OffscreenCanvas covering the page's viewport, at the page's canvas box,
-// and replies {type:'firstframe', step, asked, drawn, put, presented}
-// with the times (ms since the epoch, performance.timeOrigin + now) when
-// the request began, the picture was rasterized, it was put on the canvas,
-// and the first animation frame after that began: the frame that shows it. A link the page draws itself replies {type:'firstframe', skipped:
-// true}.
+// OffscreenCanvas the page placed over its box, and replies
+// {type:'firstframe', step, asked, drawn, put, presented} with the times
+// (ms since the epoch, performance.timeOrigin + now) when the request
+// began, the picture was rasterized, it was put on the canvas, and the
+// first animation frame after that began: the frame that shows it. A link
+// the page draws itself replies {type:'firstframe', skipped: true}.
 func (w *worker) firstPicture(payload string, canvas js.Value) {
 	var r firstRequest
 	if err := json.Unmarshal([]byte(payload), &r); err != nil {
@@ -24,7 +24,7 @@ func (w *worker) firstPicture(payload string, canvas js.Value) {
 	perf := js.Global().Get("performance")
 	at := func() float64 { return perf.Get("timeOrigin").Float() + perf.Call("now").Float() }
 	t0 := at()
-	pic, box, step, err := firstFrame(r)
+	pic, _, step, err := firstFrame(r)
 	t1 := at()
 	if errors.Is(err, errNoFirstFrame) {
 		w.post(map[string]any{"type": "firstframe", "skipped": true})
@@ -39,11 +39,7 @@ func (w *worker) firstPicture(payload string, canvas js.Value) {
 	arr := js.Global().Get("Uint8ClampedArray").New(len(pic.Pix))
 	js.CopyBytesToJS(arr, pic.Pix)
 	img := js.Global().Get("ImageData").New(arr, b.Dx(), b.Dy())
-	scale := r.Scale
-	if !(scale > 0) {
-		scale = 1
-	}
-	canvas.Call("getContext", "2d").Call("putImageData", img, int(box.X*scale), int(box.Y*scale))
+	canvas.Call("getContext", "2d").Call("putImageData", img, 0, 0)
 	t2 := at()
 	var f js.Func
 	f = js.FuncOf(func(js.Value, []js.Value) any {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/kvscope/kvscope/viz/view"
@@ -11,7 +12,7 @@ import (
 // laptop is the page's geometry at 1400×1000: the holes' rectangles the
 // page measures before its program runs.
 var laptop = firstRequest{
-	Scale: 1, ViewW: 1400, ViewH: 1000,
+	Scale: 1, Box: view.Rect{X: 290, Y: 110, W: 764, H: 390},
 	Map:       view.Rect{X: 294, Y: 132.8, W: 756, H: 288},
 	Overview:  view.Rect{X: 294, Y: 114.8, W: 756, H: 14},
 	Attention: view.Rect{X: 294, Y: 439.8, W: 756, H: 56},
@@ -61,13 +62,21 @@ func TestFirstFrameIsThePromptsEnd(t *testing.T) {
 	}
 }
 
-// Links the page's program starts itself get no picture from the worker.
+// Links the page's program starts itself get no picture from the worker,
+// and a box no canvas can have is refused.
 func TestFirstFrameLeavesToTheProgram(t *testing.T) {
 	for _, link := range []string{"mode=model", "cmp=1", "tokens=abc", "sink=-3", "policy=nonesuch"} {
 		r := laptop
 		r.Link = link
 		if _, _, _, err := firstFrame(r); !errors.Is(err, errNoFirstFrame) {
 			t.Errorf("%q: %v, want errNoFirstFrame", link, err)
+		}
+	}
+	for _, box := range []view.Rect{{}, {W: 0.5, H: 10}, {W: 1e5, H: 1e5}, {W: math.NaN(), H: 3}} {
+		r := laptop
+		r.Box = box
+		if _, _, _, err := firstFrame(r); err == nil {
+			t.Errorf("box %v: no error", box)
 		}
 	}
 }
