@@ -132,16 +132,32 @@
       w.terminate();
       return;
     }
-    let shown;
+    // The program waits for the picture (see start) only while the
+    // worker keeps up: its Go program running 1.5 s after navigation, the
+    // picture shown 0.8 s after that. Past either, the worker goes, so
+    // that it takes nothing more from the program.
+    let shown, timer = 0;
     const pic = new Promise((r) => { shown = r; });
+    const settle = (keep) => {
+      clearTimeout(timer);
+      if (!keep && window.kvscopeOverlayDone) window.kvscopeOverlayDone();
+      shown();
+    };
+    timer = setTimeout(() => settle(false), Math.max(0, 1500 - performance.now()));
     w.onmessage = (e) => {
       const m = e.data;
-      if (m.type === "firstframe" || m.type === "error") shown();
+      if (m.type === "ready") {
+        clearTimeout(timer);
+        timer = setTimeout(() => settle(false), 800);
+        return;
+      }
+      if (m.type === "error" || (m.type === "firstframe" && !m.presented)) settle(false);
       if (m.type !== "firstframe" || !m.presented) return;
       const t = window.kvscopeTiming, o = performance.timeOrigin;
       t.overlayAsked = m.asked - o;
       t.overlayDrawn = m.drawn - o;
       t.overlay = m.presented - o;
+      settle(true);
     };
     w.postMessage({type: "firstframe", canvas: off, link: link, scale: scale, box: box, map: map, ov: ov, attn: attn}, [off]);
     window.kvscopeOverlayDone = () => {
@@ -185,13 +201,13 @@
       const dbg = localStorage.getItem("kvscope.godebug");
       if (dbg) go.env = Object.assign({}, go.env, {GODEBUG: dbg});
     } catch (e) { /* storage blocked */ }
-    // main.wasm compiles once the worker's picture is on screen (or two
-    // seconds after navigation, for a slow worker). Side by side, the two
+    // main.wasm compiles once the worker's picture is on screen, or the
+    // worker has fallen behind (firstPicture). Side by side, the two
     // compilations share this machine's two cores, and while the program
     // starts up, its page's thread is busy, and a worker gets nothing
     // from the page (its download and its messages wait): the picture then
     // came after the program's own first frame in some runs.
-    if (pic) await Promise.race([pic, new Promise((r) => setTimeout(r, Math.max(0, 2000 - performance.now())))]);
+    if (pic) await pic;
     window.kvscopeTiming.compile = performance.now();
     let inst;
     try {
