@@ -87,3 +87,29 @@ func TestRasterizedMapShowsTheCells(t *testing.T) {
 		t.Errorf("checked %d cells of %d", checked, snap.Heads*n)
 	}
 }
+
+// BenchmarkRasterize draws the default page's picture at 1400×1000 (map,
+// overview and attention rows of the 512-token stream at step 300) in
+// software, as the page's first picture is drawn.
+func BenchmarkRasterize(b *testing.B) {
+	cfg := sim.DefaultConfig()
+	e, err := sim.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e.RunTo(300)
+	snap := e.Snapshot(0)
+	var vp view.Viewport
+	g := vp.Place(view.Rect{X: 4, Y: 22, W: 756, H: 288}, snap.Heads, snap.Step, cfg.Tokens, 1)
+	ov := view.Overview(view.Rect{X: 4, Y: 4, W: 756, H: 14}, snap.Step, cfg.Tokens, 1)
+	s := New()
+	s.DrawMap(&g, snap, Hover{Head: -1})
+	lx0, lx1 := g.Lens(&ov)
+	s.DrawOverview(&ov, snap, lx0, lx1)
+	s.DrawAttention(view.Rect{X: 4, Y: 330, W: 756, H: 56}, &g, snap, -1)
+	img := image.NewRGBA(image.Rect(0, 0, 764, 390))
+	for b.Loop() {
+		clear(img.Pix)
+		s.Rasterize(img)
+	}
+}
