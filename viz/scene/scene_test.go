@@ -45,14 +45,7 @@ func TestRasterize(t *testing.T) {
 // The map drawn in software shows each cell in view.CellColor, where
 // view's layout puts it.
 func TestRasterizedMapShowsTheCells(t *testing.T) {
-	cfg := sim.DefaultConfig()
-	cfg.Tokens = 96
-	e, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.RunTo(96)
-	snap := e.Snapshot(0)
+	cfg, snap := snapshotAt(t, 96, 96)
 	var vp view.Viewport
 	g := vp.Place(view.Rect{X: 10, Y: 20, W: 400, H: 160}, snap.Heads, snap.Step, cfg.Tokens, 1)
 	s := New()
@@ -92,13 +85,7 @@ func TestRasterizedMapShowsTheCells(t *testing.T) {
 // overview and attention rows of the 512-token stream at step 300) in
 // software, as the page's first picture is drawn.
 func BenchmarkRasterize(b *testing.B) {
-	cfg := sim.DefaultConfig()
-	e, err := sim.New(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e.RunTo(300)
-	snap := e.Snapshot(0)
+	cfg, snap := snapshotAt(b, 512, 300)
 	var vp view.Viewport
 	g := vp.Place(view.Rect{X: 4, Y: 22, W: 756, H: 288}, snap.Heads, snap.Step, cfg.Tokens, 1)
 	ov := view.Overview(view.Rect{X: 4, Y: 4, W: 756, H: 14}, snap.Step, cfg.Tokens, 1)
@@ -112,4 +99,18 @@ func BenchmarkRasterize(b *testing.B) {
 		clear(img.Pix)
 		s.Rasterize(img)
 	}
+}
+
+// snapshotAt returns the default stream of tokens tokens, decoded to step,
+// and its layer 0's snapshot.
+func snapshotAt(tb testing.TB, tokens, step int) (sim.Config, *sim.Snapshot) {
+	tb.Helper()
+	cfg := sim.DefaultConfig()
+	cfg.Tokens = tokens
+	e, err := sim.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.RunTo(step)
+	return cfg, e.Snapshot(0)
 }
