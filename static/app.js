@@ -140,7 +140,10 @@
     const pic = new Promise((r) => { shown = r; });
     const settle = (keep) => {
       clearTimeout(timer);
-      if (!keep && window.kvscopeOverlayDone) window.kvscopeOverlayDone();
+      if (!keep && window.kvscopeOverlayDone) {
+        window.kvscopeOverlayDone();
+        window.kvscopeTiming.overlayDropped = performance.now(); // tests read it
+      }
       shown();
     };
     timer = setTimeout(() => settle(false), Math.max(0, 1500 - performance.now()));

@@ -32,39 +32,24 @@ func TestFirstPictureIsTheMap(t *testing.T) {
 		scale float64
 	}{{1400, 1000, 1}, {1024, 700, 2}, {390, 844, 1}} {
 		t.Run(fmt.Sprintf("%dx%d@%g", sz.w, sz.h, sz.scale), func(t *testing.T) {
-			ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
-			defer cancel()
-			ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-			defer cancelT()
-			tb := &tab{t: t, ctx: ctx, close: cancel}
-			tb.listen()
-			if err := chromedp.Do(ctx, chromedp.EmulateViewport(sz.w, sz.h, chromedp.EmulateScale(sz.scale))); err != nil {
-				t.Fatal(err)
-			}
-			held := make(chan fetch.RequestID, 1)
-			if err := chromedp.Listen(ctx, func(ev any) {
-				if e, ok := ev.(*fetch.EventRequestPaused); ok {
-					select {
-					case held <- e.RequestID:
-					default:
-					}
+			// A worker that falls behind (a loaded machine) is dropped and
+			// the program starts: try again in a new tab, three times at most.
+			var (
+				ctx context.Context
+				tb  *tab
+				id  fetch.RequestID
+			)
+			for attempt := 1; ; attempt++ {
+				var ok bool
+				ctx, tb, id, ok = heldFirstPicture(t, sz.w, sz.h, sz.scale)
+				if ok {
+					break
 				}
-			}); err != nil {
-				t.Fatal(err)
+				if attempt == 3 {
+					t.Fatal("the worker fell behind and was dropped three times")
+				}
+				t.Logf("attempt %d: the worker fell behind and was dropped; again", attempt)
 			}
-			if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/main.wasm"}}}); err != nil {
-				t.Fatal(err)
-			}
-			if err := chromedp.Do(ctx, chromedp.Navigate(serverURL+"/#play=0")); err != nil {
-				t.Fatal(err)
-			}
-			var id fetch.RequestID
-			select {
-			case id = <-held:
-			case <-time.After(30 * time.Second):
-				t.Fatal("the page never asked for main.wasm")
-			}
-			tb.waitJS(`window.kvscopeTiming && window.kvscopeTiming.overlay > 0`, 30*time.Second)
 			before := tb.screenshot()
 			holes := `["map-0", "ov-0", "attn-0", "axis-0"].map(id => { const r = document.getElementById(id).getBoundingClientRect(); return id + " " + [r.x, r.y, r.width, r.height].join(","); }).join("; ")`
 			rects0 := tb.eval(holes)
@@ -127,4 +112,51 @@ func diff(a, b uint32) uint32 {
 		return a - b
 	}
 	return b - a
+}
+
+// heldFirstPicture opens the page in a new tab of a fresh browser context
+// with main.wasm held back, and waits until the worker's first picture is
+// presented (ok) or the worker was dropped (not ok). It returns the tab
+// and the held request, to be continued.
+func heldFirstPicture(t *testing.T, w, h int64, scale float64) (context.Context, *tab, fetch.RequestID, bool) {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancelT)
+	tb := &tab{t: t, ctx: ctx, close: cancel}
+	tb.listen()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h, chromedp.EmulateScale(scale))); err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan fetch.RequestID, 4)
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			select {
+			case held <- e.RequestID:
+			default:
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/main.wasm"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(serverURL+"/#play=0")); err != nil {
+		t.Fatal(err)
+	}
+	var id fetch.RequestID
+	select {
+	case id = <-held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the page never asked for main.wasm")
+	}
+	tb.waitJS(`window.kvscopeTiming && (window.kvscopeTiming.overlay > 0 || window.kvscopeTiming.overlayDropped > 0)`, 30*time.Second)
+	if tb.eval(`window.kvscopeTiming.overlay > 0 ? "shown" : ""`) == "" {
+		cancelT()
+		cancel()
+		return nil, nil, id, false
+	}
+	return ctx, tb, id, true
 }
