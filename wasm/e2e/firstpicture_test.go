@@ -120,15 +120,8 @@ func diff(a, b uint32) uint32 {
 // and the held request, to be continued.
 func heldFirstPicture(t *testing.T, w, h int64, scale float64) (context.Context, *tab, fetch.RequestID, bool) {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(cancelT)
-	tb := &tab{t: t, ctx: ctx, close: cancel}
-	tb.listen()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h, chromedp.EmulateScale(scale))); err != nil {
-		t.Fatal(err)
-	}
+	tb := freshTab(t, w, h, scale, 90*time.Second)
+	ctx := tb.ctx
 	held := make(chan fetch.RequestID, 4)
 	if err := chromedp.Listen(ctx, func(ev any) {
 		if e, ok := ev.(*fetch.EventRequestPaused); ok {
@@ -154,8 +147,7 @@ func heldFirstPicture(t *testing.T, w, h int64, scale float64) (context.Context,
 	}
 	tb.waitJS(`window.kvscopeTiming && (window.kvscopeTiming.overlay > 0 || window.kvscopeTiming.overlayDropped > 0)`, 30*time.Second)
 	if tb.eval(`window.kvscopeTiming.overlay > 0 ? "shown" : ""`) == "" {
-		cancelT()
-		cancel()
+		tb.close()
 		return nil, nil, id, false
 	}
 	return ctx, tb, id, true

@@ -161,6 +161,23 @@ func openScaled(t *testing.T, hash string, scale float64) *tab {
 	return tb
 }
 
+// freshTab opens a blank tab in a browser context of its own (empty
+// storage and caches: a first visit), w×h CSS px at scale device px per
+// CSS px, that keeps its console messages and closes with the test.
+func freshTab(t *testing.T, w, h int64, scale float64, timeout time.Duration) *tab {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancelT)
+	tb := &tab{t: t, ctx: ctx, close: func() { cancelT(); cancel() }}
+	tb.listen()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h, chromedp.EmulateScale(scale))); err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
 // listen keeps the tab's console messages in tb.logs, each as "type: text".
 func (tb *tab) listen() {
 	msgs := chromedp.Console(tb.ctx)

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -83,14 +82,7 @@ func TestFirstVisitOffer(t *testing.T) {
 	}
 	fresh := func(hash string) *tab {
 		t.Helper()
-		ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
-		t.Cleanup(cancel)
-		ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-		t.Cleanup(cancelT)
-		tb := &tab{t: t, ctx: ctx, close: cancel}
-		if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewW, viewH)); err != nil {
-			t.Fatal(err)
-		}
+		tb := freshTab(t, viewW, viewH, 1, 60*time.Second)
 		tb.visit(hash)
 		return tb
 	}
