@@ -1,8 +1,8 @@
 // kvscope page panels that live beside the Go program: the
 // memory-versus-fidelity chart with the sweep worker (sweep-worker.js,
 // worker.wasm) that fills it off the main thread, and the workers that
-// share a long link's reference. The Go program exposes window.kvscope: state() and config()
-// as JSON, applySettings(json) and lesson(n).
+// share a long link's reference. The Go program exposes window.kvscope:
+// state() and config() as JSON, applySettings(json) and lesson(n).
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);

@@ -48,24 +48,24 @@ const maxPixels = 3840 * 2160
 // hovered. It returns the picture of the canvas box r.Box in device px
 // (the page makes the box what its program's canvas covers, view.Cover of
 // the holes), and the step drawn.
-func firstFrame(r firstRequest) (pic *image.RGBA, box view.Rect, step int, err error) {
+func firstFrame(r firstRequest) (pic *image.RGBA, step int, err error) {
 	st, ns := view.Decode(r.Link)
 	ns = append(ns, view.Normalize(&st)...)
 	if st.ModelMode() || st.Compare || len(ns) > 0 {
-		return nil, box, 0, errNoFirstFrame
+		return nil, 0, errNoFirstFrame
 	}
 	scale := r.Scale
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		scale = 1
 	}
-	box = r.Box
+	box := r.Box
 	if !(box.W >= 1 && box.H >= 1 && box.W*box.H*scale*scale <= maxPixels) {
-		return nil, box, 0, fmt.Errorf("first picture: a canvas of %g×%g CSS px at scale %g", box.W, box.H, scale)
+		return nil, 0, fmt.Errorf("first picture: a canvas of %g×%g CSS px at scale %g", box.W, box.H, scale)
 	}
 	c := st.A
 	e, err := sim.New(c)
 	if err != nil {
-		return nil, box, 0, err
+		return nil, 0, err
 	}
 	for e.Pos() < min(c.Prompt, c.Tokens) && e.Step() {
 	}
@@ -83,7 +83,7 @@ func firstFrame(r firstRequest) (pic *image.RGBA, box view.Rect, step int, err e
 	sc.DrawAttention(on(r.Attention), &grid, snap, -1)
 	pic = image.NewRGBA(image.Rect(0, 0, int(box.W*scale), int(box.H*scale)))
 	sc.Rasterize(pic)
-	return pic, box, snap.Step, nil
+	return pic, snap.Step, nil
 }
 
 // straightAlpha converts premultiplied RGBA pixels (image.RGBA's

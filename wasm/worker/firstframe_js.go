@@ -24,7 +24,7 @@ func (w *worker) firstPicture(payload string, canvas js.Value) {
 	perf := js.Global().Get("performance")
 	at := func() float64 { return perf.Get("timeOrigin").Float() + perf.Call("now").Float() }
 	t0 := at()
-	pic, _, step, err := firstFrame(r)
+	pic, step, err := firstFrame(r)
 	t1 := at()
 	if errors.Is(err, errNoFirstFrame) {
 		w.post(map[string]any{"type": "firstframe", "skipped": true})

@@ -38,7 +38,8 @@ func TestFirstFrameIsThePromptsEnd(t *testing.T) {
 		for _, scale := range []float64{1, 2} {
 			r := laptop
 			r.Link, r.Scale = link, scale
-			pic, box, step, err := firstFrame(r)
+			pic, step, err := firstFrame(r)
+			box := r.Box
 			if err != nil {
 				t.Fatalf("%q: %v", link, err)
 			}
@@ -68,14 +69,14 @@ func TestFirstFrameLeavesToTheProgram(t *testing.T) {
 	for _, link := range []string{"mode=model", "cmp=1", "tokens=abc", "sink=-3", "policy=nonesuch"} {
 		r := laptop
 		r.Link = link
-		if _, _, _, err := firstFrame(r); !errors.Is(err, errNoFirstFrame) {
+		if _, _, err := firstFrame(r); !errors.Is(err, errNoFirstFrame) {
 			t.Errorf("%q: %v, want errNoFirstFrame", link, err)
 		}
 	}
 	for _, box := range []view.Rect{{}, {W: 0.5, H: 10}, {W: 1e5, H: 1e5}, {W: math.NaN(), H: 3}} {
 		r := laptop
 		r.Box = box
-		if _, _, _, err := firstFrame(r); err == nil {
+		if _, _, err := firstFrame(r); err == nil {
 			t.Errorf("box %v: no error", box)
 		}
 	}
@@ -97,7 +98,7 @@ func TestStraightAlpha(t *testing.T) {
 // WebAssembly, several times slower).
 func BenchmarkFirstFrame(b *testing.B) {
 	for b.Loop() {
-		if _, _, _, err := firstFrame(laptop); err != nil {
+		if _, _, err := firstFrame(laptop); err != nil {
 			b.Fatal(err)
 		}
 	}
