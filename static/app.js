@@ -36,8 +36,11 @@
     if (!resp.ok) throw new Error(url + ": HTTP " + resp.status);
     const encoded = !!resp.headers.get("Content-Encoding");
     const total = encoded ? 0 : +resp.headers.get("Content-Length") || 0;
-    if (!resp.body || !resp.clone) return resp;
     if (!total) $("loading-bar").removeAttribute("value");
+    // While a worker draws the first picture, the bar only moves: reading
+    // a copy of the download costs the page's thread a few hundred
+    // milliseconds, which the picture's worker needs more.
+    if (!resp.body || !resp.clone || window.kvscopeFirstWorker) return resp;
     const reader = resp.clone().body.getReader();
     let got = 0, shown = 0;
     (async () => {
@@ -150,6 +153,7 @@
     w.onmessage = (e) => {
       const m = e.data;
       if (m.type === "ready") {
+        window.kvscopeTiming.overlayReady = performance.now(); // the worker's Go program runs
         clearTimeout(timer);
         timer = setTimeout(() => settle(false), 800);
         return;
