@@ -54,7 +54,27 @@ func BudgetText(c *sim.Config) string {
 	case "quest":
 		return "nothing is evicted; each query reads only its 4 best pages of 16 tokens and the newest"
 	}
-	return fmt.Sprintf("each head keeps %d tokens: %d sinks + %d heavy hitters + %d recent", TokenBudget(c), c.Sink, c.Heavy, c.Recent)
+	return fmt.Sprintf("each head keeps %d tokens: %d sinks + %d %s + %d recent", TokenBudget(c), c.Sink, c.Heavy, ScoredName(c.Policy), c.Recent)
+}
+
+// ScoredName names the tokens a scoring policy keeps beyond its sinks and
+// recent window (the Heavy setting), by what its score picks: "heavy
+// hitters" for the accumulated attention of H2O and seed 000, "random
+// picks" for random, and so on.
+func ScoredName(policy string) string {
+	switch policy {
+	case "tova":
+		return "most attended now"
+	case "knorm":
+		return "lowest key norms"
+	case "keydiff":
+		return "most distinct keys"
+	case "expected":
+		return "highest expected attention"
+	case "random":
+		return "random picks"
+	}
+	return "heavy hitters"
 }
 
 // KeepBudget moves c from policy from to policy c.Policy keeping the

@@ -51,6 +51,10 @@ func TestBudgetText(t *testing.T) {
 	if got, want := BudgetText(&c), "each head keeps 64 tokens: 4 sinks + 28 heavy hitters + 32 recent"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
+	c.Policy = "random"
+	if got, want := BudgetText(&c), "each head keeps 64 tokens: 4 sinks + 28 random picks + 32 recent"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
 }
 
 // A link gives its own budget: Decode never rebalances it, whatever the
