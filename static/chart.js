@@ -12,6 +12,9 @@
 //                the page's link keys.
 //       metric:  the y measure (default 'mass'), see KVChart.METRICS.
 //       budget:  an optional memory budget in bytes, drawn as a line.
+//       names:   the policies' names as the page shows them ({h2o: 'H2O',
+//                …}) for the legend and the hover; a policy without one
+//                is shown by its link key.
 //   chart.setRows(rows)    replaces the points (rows as the worker's
 //                          {type:'row'} messages carry them: policy, budget,
 //                          sink, recent, heavy, drop, bits, gran, bytes,
@@ -98,9 +101,9 @@
     return r.bits >= 16 ? b : b + ' ' + r.gran;
   }
 
-  // describe is the setting in words.
-  function describe(r) {
-    let s = r.policy;
+  // describe is the setting in words; names are the policies' names.
+  function describe(r, names) {
+    let s = (names && names[r.policy]) || r.policy;
     if (r.policy === 'chunk') s += ' dropping ' + sig(100 * r.drop, 3) + ' % per chunk';
     else if (r.policy === 'window') s += ' of ' + r.recent;
     else if (r.policy !== 'full') {
@@ -186,6 +189,8 @@
     let budget = opts.budget || 0;
     let pending = false;
     const height = opts.height || 320;
+    const names = opts.names || {};
+    const nameOf = (p) => names[p] || p;
     const colors = new Map();
     const shapes = new Map();
 
@@ -219,7 +224,7 @@
     }
 
     function showTip(r, x, y, W) {
-      const lines = [describe(r), formatBytes(r.bytes) + ' stored (' + sig(r.ratio || r.full_bytes / r.bytes, 3) + '× smaller than FP16)'];
+      const lines = [describe(r, names), formatBytes(r.bytes) + ' stored (' + sig(r.ratio || r.full_bytes / r.bytes, 3) + '× smaller than FP16)'];
       const ms = ['mass', 'output_error', 'kl'].concat(value(r, 'top1') !== null ? ['top1', 'next_kl', 'ppl'] : []);
       lines.push(ms.filter((k) => value(r, k) !== null).map((k) => (k === metric ? '▸ ' : '') + METRICS[k].label + ' ' + METRICS[k].format(r[k])).join(' · '));
       tip.textContent = '';
@@ -243,7 +248,7 @@
       const shown = rows.filter((r) => r.bytes > 0 && value(r, metric) !== null);
       // The legend wraps onto more rows in a narrow chart: the picture
       // grows below the plot instead of the rows climbing over the axis.
-      const legendItems = [...new Set(shown.map((r) => r.policy))].map((p) => 18 + 7 * p.length);
+      const legendItems = [...new Set(shown.map((r) => r.policy))].map((p) => 18 + 7 * nameOf(p).length);
       const storageItems = [...new Map(shown.map((r) => [storageKey(r), r])).values()];
       if (storageItems.length > 1) for (const r of storageItems) legendItems.push(20 + 6.5 * storageLabel(r).length);
       let legendRows = 1;
@@ -333,7 +338,7 @@
         const p = marker(shapeOf(r), x, y, isCur ? 6 : 4, {
           fill: colorOf(r.policy), stroke: isCur ? '#000' : '#fff', 'stroke-width': isCur ? 2.5 : 1,
           class: 'kvchart-point' + (isCur ? ' kvchart-current' : ''), tabindex: 0, role: 'button',
-          'data-index': r.index, 'data-policy': r.policy, 'aria-label': describe(r) + ', ' + formatBytes(r.bytes) + ', ' + m.label + ' ' + m.format(r[metric]),
+          'data-index': r.index, 'data-policy': r.policy, 'aria-label': describe(r, names) + ', ' + formatBytes(r.bytes) + ', ' + m.label + ' ' + m.format(r[metric]),
           style: 'cursor:pointer',
         }, pts);
         const enter = () => showTip(r, x, y, W);
@@ -368,11 +373,12 @@
       const wrap = (w) => { if (lx > L && lx + w > W - 20) { lx = L; ly += 14; } };
       const seen = [...new Set(shown.map((r) => r.policy))];
       for (const p of seen) {
-        wrap(18 + 7 * p.length);
+        const name = nameOf(p);
+        wrap(18 + 7 * name.length);
         el('rect', {x: lx, y: ly - 8, width: 10, height: 10, fill: colorOf(p)}, leg);
         const t = el('text', {x: lx + 13, y: ly + 1}, leg);
-        t.textContent = p;
-        lx += 18 + 7 * p.length;
+        t.textContent = name;
+        lx += 18 + 7 * name.length;
       }
       const storages = storageItems;
       if (storages.length > 1) {

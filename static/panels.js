@@ -17,8 +17,11 @@
 
   function ensure() {
     if (chart || typeof KVChart === "undefined" || !window.kvscope || !window.kvscope.config) return !!chart;
+    const names = {};
+    for (const o of $("policy").options) names[o.value] = o.textContent;
     chart = KVChart.create($("chart"), {
       metric: "mass",
+      names: names,
       onPick: (s) => window.kvscope.applySettings(JSON.stringify(s)),
     });
     // One worker per core: the page's own thread idles while the chart

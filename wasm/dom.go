@@ -290,7 +290,7 @@ func (a *app) fillSelects() {
 		sel.Call("appendChild", o)
 	}
 	for _, p := range view.Policies {
-		add(byID("policy"), p, policyNames[p])
+		add(byID("policy"), p, view.PolicyName(p))
 	}
 	// Bits: a segmented control of radio buttons, one per offered width.
 	var bits strings.Builder

@@ -15,19 +15,10 @@ import (
 	"github.com/kvscope/kvscope/viz/view"
 )
 
-// policyNames are the page's names of the eviction policies.
-var policyNames = map[string]string{"full": "full cache", "window": "window only", "streaming": "StreamingLLM", "h2o": "H2O",
-	"tova": "TOVA", "knorm": "key norm", "chunk": "chunks", "random": "random", "snapkv": "SnapKV", "seed000": "sinks + H2O + recent",
-	"expected": "ExpectedAttention", "keydiff": "KeyDiff", "duo": "DuoAttention", "quest": "Quest"}
-
 // configName is a one-line description of a configuration's eviction and
 // storage that says what each head really keeps.
 func configName(c *sim.Config) string {
-	name := policyNames[c.Policy]
-	if name == "" {
-		name = c.Policy
-	}
-	return name + " · " + view.BudgetText(c) + " · " + storageName(c)
+	return view.PolicyName(c.Policy) + " · " + view.BudgetText(c) + " · " + storageName(c)
 }
 
 func storageName(c *sim.Config) string {

@@ -6,6 +6,21 @@ import (
 	"github.com/kvscope/kvscope/core/sim"
 )
 
+// policyNames are the page's names of the eviction policies.
+var policyNames = map[string]string{"full": "full cache", "window": "window only", "streaming": "StreamingLLM", "h2o": "H2O",
+	"tova": "TOVA", "knorm": "key norm", "chunk": "chunks", "random": "random", "snapkv": "SnapKV", "seed000": "sinks + H2O + recent",
+	"expected": "ExpectedAttention", "keydiff": "KeyDiff", "duo": "DuoAttention", "quest": "Quest"}
+
+// PolicyName returns the page's name of a policy (its link key, as
+// kv.ParsePolicy reads it): "H2O" for h2o, "StreamingLLM" for streaming.
+// A key without a name is its own name.
+func PolicyName(key string) string {
+	if n, ok := policyNames[key]; ok {
+		return n
+	}
+	return key
+}
+
 // Budgeted reports whether a policy keeps a fixed number of tokens per
 // head (its budget), as opposed to every token (full), a share (chunk), a
 // prompt selection (snapkv) or everything with a selection per query

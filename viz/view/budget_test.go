@@ -3,6 +3,7 @@ package view
 import (
 	"testing"
 
+	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/sim"
 )
 
@@ -72,5 +73,25 @@ func TestLinksKeepTheirBudget(t *testing.T) {
 		if got := TokenBudget(&s.A); got != want {
 			t.Errorf("%s: budget %d, want %d", link, got, want)
 		}
+	}
+}
+
+// Every policy has a page name of its own (the chart's legend and the
+// policy menu show it), and an unknown key is shown as itself.
+func TestPolicyNames(t *testing.T) {
+	seen := map[string]string{}
+	for _, p := range kv.Policies() {
+		key := p.String()
+		if _, ok := policyNames[key]; !ok {
+			t.Errorf("policy %q has no page name", key)
+		}
+		name := PolicyName(key)
+		if other, dup := seen[name]; dup {
+			t.Errorf("policies %q and %q are both called %q", other, key, name)
+		}
+		seen[name] = key
+	}
+	if got := PolicyName("nosuch"); got != "nosuch" {
+		t.Errorf("PolicyName(nosuch) = %q", got)
 	}
 }

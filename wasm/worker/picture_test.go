@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/view"
 )
 
 // TestChartPicture draws the README's picture of the chart: the page's
@@ -39,6 +41,14 @@ func TestChartPicture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	names := map[string]string{}
+	for _, p := range kv.Policies() {
+		names[p.String()] = view.PolicyName(p.String())
+	}
+	namesJSON, err := json.Marshal(names)
+	if err != nil {
+		t.Fatal(err)
+	}
 	chart, err := os.ReadFile("../../static/chart.js")
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +56,7 @@ func TestChartPicture(t *testing.T) {
 	page := `<!doctype html><html><head><meta charset="utf-8"><title>kvscope chart</title></head>
 <body style="margin:8px;background:#fff;font-family:system-ui,sans-serif"><div id="c" style="width:960px"></div>
 <script>` + string(chart) + `</script><script>
-const c = KVChart.create(document.getElementById('c'), {height: 440, metric: 'output_error'});
+const c = KVChart.create(document.getElementById('c'), {height: 440, metric: 'output_error', names: ` + string(namesJSON) + `});
 c.setRows(` + string(data) + `);
 c.setCurrent({policy: 'h2o', sink: 4, recent: 26, heavy: 25, drop: 0, bits: 8, gran: 'token'});
 c.draw();
@@ -61,7 +71,7 @@ c.draw();
 		t.Fatal(err)
 	}
 	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=976,456", "--screenshot="+abs, "file://"+html)
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=976,488", "--screenshot="+abs, "file://"+html)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, b)
 	}
