@@ -30,6 +30,11 @@
 //   chart.setMetric(name)  chooses y: 'mass', 'output_error', 'kl' and, when
 //                          rows carry them, 'top1', 'next_kl', 'ppl'.
 //   chart.setBudget(bytes) draws (or, with 0, removes) the budget line.
+//   chart.focus(policy)    brings one policy's curve and points forward,
+//                          fading the others (null: all alike); a click on
+//                          a legend key does the same, a second click
+//                          undoes it, and hovering a key or a point shows
+//                          that policy forward while the pointer stays.
 //   chart.metrics()        the metric names the current rows can show.
 //   chart.rows()           the rows drawn, in the order added.
 //   chart.destroy()        removes the chart from el.
@@ -191,6 +196,21 @@
     const height = opts.height || 320;
     const names = opts.names || {};
     const nameOf = (p) => names[p] || p;
+    // Focus: the policy a legend click pinned, and the one under the
+    // pointer (a key or a point), which wins while it is there. tagged
+    // holds each drawn element with its policy.
+    let pinned = null, hovered = null, tagged = [];
+    const tag = (node, p) => { tagged.push([node, p]); return node; };
+    function applyFocus() {
+      const f = hovered || pinned;
+      for (const [node, p] of tagged) {
+        const key = (node.getAttribute('class') || '') === 'kvchart-key';
+        node.setAttribute('opacity', !f || p === f ? 1 : key ? 0.45 : 0.12);
+        if (key) node.setAttribute('aria-pressed', String(p === pinned));
+      }
+    }
+    const hover = (p) => { hovered = p; applyFocus(); };
+    const pin = (p) => { pinned = pinned === p ? null : p; applyFocus(); };
     const colors = new Map();
     const shapes = new Map();
 
@@ -261,6 +281,7 @@
       svg.setAttribute('width', W);
       svg.setAttribute('height', Htot);
       svg.textContent = '';
+      tagged = [];
       const full = rows.length ? Math.max(...rows.map((r) => r.full_bytes || 0)) : 0;
       // The uncompressed point: the FP16 history, at perfect fidelity.
       let perfect = m.perfect;
@@ -322,7 +343,7 @@
       for (const c of cs) {
         if (c.rows.length < 2) continue;
         const d = c.rows.map((r, i) => (i ? 'L' : 'M') + sx(r.bytes).toFixed(1) + ' ' + sy(r[metric]).toFixed(1)).join(' ');
-        el('path', {d: d, stroke: colorOf(c.policy), 'data-policy': c.policy, 'data-storage': c.storage, class: 'kvchart-curve'}, lines);
+        tag(el('path', {d: d, stroke: colorOf(c.policy), 'data-policy': c.policy, 'data-storage': c.storage, class: 'kvchart-curve'}, lines), c.policy);
       }
       // The uncompressed history.
       if (full > 0 && perfect !== null) {
@@ -341,11 +362,13 @@
           'data-index': r.index, 'data-policy': r.policy, 'aria-label': describe(r, names) + ', ' + formatBytes(r.bytes) + ', ' + m.label + ' ' + m.format(r[metric]),
           style: 'cursor:pointer',
         }, pts);
-        const enter = () => showTip(r, x, y, W);
+        tag(p, r.policy);
+        const enter = () => { showTip(r, x, y, W); hover(r.policy); };
+        const leave = () => { hideTip(); hover(null); };
         p.addEventListener('mouseenter', enter);
         p.addEventListener('focus', enter);
-        p.addEventListener('mouseleave', hideTip);
-        p.addEventListener('blur', hideTip);
+        p.addEventListener('mouseleave', leave);
+        p.addEventListener('blur', leave);
         p.addEventListener('click', () => opts.onPick && opts.onPick(settingOf(r)));
         p.addEventListener('keydown', (e) => {
           if (e.key === 'Enter' || e.key === ' ') {
@@ -375,9 +398,21 @@
       for (const p of seen) {
         const name = nameOf(p);
         wrap(18 + 7 * name.length);
-        el('rect', {x: lx, y: ly - 8, width: 10, height: 10, fill: colorOf(p)}, leg);
-        const t = el('text', {x: lx + 13, y: ly + 1}, leg);
+        const key = tag(el('g', {class: 'kvchart-key', 'data-policy': p, tabindex: 0, role: 'button',
+          'aria-label': name + ': bring its curve forward', style: 'cursor:pointer'}, leg), p);
+        el('rect', {x: lx - 2, y: ly - 10, width: 16 + 7 * name.length, height: 14, fill: 'transparent'}, key); // the whole label answers
+        el('rect', {x: lx, y: ly - 8, width: 10, height: 10, fill: colorOf(p)}, key);
+        const t = el('text', {x: lx + 13, y: ly + 1}, key);
         t.textContent = name;
+        key.addEventListener('mouseenter', () => hover(p));
+        key.addEventListener('mouseleave', () => hover(null));
+        key.addEventListener('click', () => pin(p));
+        key.addEventListener('keydown', (e) => {
+          if (e.key === 'Enter' || e.key === ' ') {
+            if (e.preventDefault) e.preventDefault();
+            pin(p);
+          }
+        });
         lx += 18 + 7 * name.length;
       }
       const storages = storageItems;
@@ -390,7 +425,14 @@
           lx += 20 + 6.5 * label.length;
         }
       }
+      applyFocus();
     }
+    // A redraw replaces the element under the pointer, which then never
+    // hears the pointer leave: the picture itself clears a stale hover.
+    svg.addEventListener('mouseleave', () => hover(null));
+    svg.addEventListener('mousemove', (e) => {
+      if (hovered && e.target && e.target.closest && !e.target.closest('[data-policy]')) hover(null);
+    });
 
     // Redraws are batched to one per frame, and while a sweep streams
     // rows in (addRow), to one per quarter second: a redraw rebuilds the
@@ -425,6 +467,7 @@
         schedule();
       },
       setBudget(b) { const v = Number(b) || 0; if (v !== budget) { budget = v; schedule(); } },
+      focus(p) { pinned = p || null; applyFocus(); },
       metrics() {
         const model = rows.some((r) => value(r, 'top1') !== null);
         return Object.keys(METRICS).filter((k) => !METRICS[k].model || model);

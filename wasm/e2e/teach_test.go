@@ -148,6 +148,18 @@ func TestChartSweepAndPick(t *testing.T) {
 	}
 	tb.waitJS(`document.querySelector("#chart .kvchart-you")`, 5*time.Second)
 
+	// A click on a legend key brings that policy forward, in the page's
+	// own DOM: its curves stay, the others fade; a second click undoes it.
+	fadedCurves := `[...document.querySelectorAll("#chart .kvchart-curve")].filter((c) => Number(c.getAttribute("opacity")) < 1).map((c) => c.dataset.policy).join(",")`
+	tb.do(`document.querySelector('#chart .kvchart-key[data-policy="h2o"]').dispatchEvent(new MouseEvent("click", {bubbles: true}))`)
+	if f := tb.eval(fadedCurves); f == "" || strings.Contains(f, "h2o") {
+		t.Errorf("after a click on H2O's legend key the faded curves are %q", f)
+	}
+	tb.do(`document.querySelector('#chart .kvchart-key[data-policy="h2o"]').dispatchEvent(new MouseEvent("click", {bubbles: true}))`)
+	if f := tb.eval(fadedCurves); f != "" {
+		t.Errorf("after a second click the faded curves are %q", f)
+	}
+
 	// Three points against the page's engine.
 	for _, want := range []struct {
 		policy string

@@ -67,6 +67,32 @@ assert.strictEqual(hl.length, 1, 'one highlighted point');
 assert.strictEqual(hl[0].attrs['data-index'], String(cur.index));
 assert.strictEqual(root.byClass('kvchart-you').length, 1, 'the star');
 
+// A legend key brings its policy forward: hovering it while the pointer
+// stays, a click until a second click; hovering a point does the same.
+const opacity = (node) => Number(node.attrs.opacity || 1);
+const faded = () => root.byClass('kvchart-curve').filter((c) => opacity(c) < 1).map((c) => c.attrs['data-policy']);
+const legendKeys = root.byClass("kvchart-key");
+assert.strictEqual(legendKeys.length, new Set(rows.map((r) => r.policy)).size, 'one legend key per policy');
+const h2oKey = legendKeys.find((k) => k.attrs['data-policy'] === 'h2o');
+assert.deepStrictEqual(faded(), [], 'nothing faded before a key is touched');
+h2oKey.fire('mouseenter');
+assert.ok(faded().length > 0 && !faded().includes('h2o'), 'hovering h2o fades the others: ' + faded());
+assert.ok(root.byClass('kvchart-point').every((p) => (opacity(p) === 1) === (p.attrs['data-policy'] === 'h2o')), 'points follow their curves');
+h2oKey.fire('mouseleave');
+assert.deepStrictEqual(faded(), [], 'leaving the key restores every curve');
+h2oKey.fire('click');
+h2oKey.fire('mouseleave');
+assert.ok(faded().length > 0 && !faded().includes('h2o'), 'a click pins h2o');
+assert.strictEqual(h2oKey.attrs['aria-pressed'], 'true');
+chart.draw();
+assert.ok(faded().length > 0 && !faded().includes('h2o'), 'the pin survives a redraw');
+const winPoint = root.byClass('kvchart-point').find((p) => p.attrs['data-policy'] === 'window');
+winPoint.fire('mouseenter');
+assert.ok(!faded().includes('window') && faded().includes('h2o'), 'hovering a window point shows window over the pin');
+winPoint.fire('mouseleave');
+root.byClass('kvchart-key').find((k) => k.attrs['data-policy'] === 'h2o').fire('keydown', {key: 'Enter'});
+assert.deepStrictEqual(faded(), [], 'Enter on the pinned key unpins it');
+
 // Hover shows the setting and numbers; click and Enter pick the setting.
 const p0 = root.byClass('kvchart-point').find((p) => p.attrs['data-index'] === String(cur.index));
 p0.fire('mouseenter');
