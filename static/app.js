@@ -139,7 +139,7 @@
     // worker keeps up: its Go program running 1.5 s after navigation, the
     // picture shown 0.8 s after that. Past either, the worker goes, so
     // that it takes nothing more from the program.
-    let shown, timer = 0;
+    let shown, timer = 0, drew = false;
     const pic = new Promise((r) => { shown = r; });
     const settle = (keep) => {
       clearTimeout(timer);
@@ -164,13 +164,23 @@
       t.overlayAsked = m.asked - o;
       t.overlayDrawn = m.drawn - o;
       t.overlay = m.presented - o;
+      drew = true;
       settle(true);
     };
     w.postMessage({type: "firstframe", canvas: off, link: link, scale: scale, box: box, map: map, ov: ov, attn: attn}, [off]);
+    // The program removes the picture with its first frame. A worker that
+    // drew it has worker.wasm compiled and running: it stays, idle, as
+    // the chart's first worker (panels.js takes window.kvscopeSpareWorker),
+    // which then starts a second sooner. A worker that fell behind goes.
     window.kvscopeOverlayDone = () => {
       window.kvscopeOverlayDone = null;
       holder.remove();
-      w.terminate();
+      if (drew) {
+        w.onmessage = null;
+        window.kvscopeSpareWorker = w;
+      } else {
+        w.terminate();
+      }
     };
     // The loading line waits at the foot of the window, not over the pictures.
     $("loading").classList.add("compact");

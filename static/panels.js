@@ -8,9 +8,9 @@
   const $ = (id) => document.getElementById(id);
 
   // The chart. The sweep is split between workers (one per core, up to
-  // four), each running every n-th setting of the grid.
+  // four), which take its parts as they become free (see sweep).
   const box = $("chartbox");
-  let chart = null, workers = [], reqId = 0, running = 0;
+  let chart = null, workers = [], reqId = 0, running = 0, deal = null;
   let streamKey = "", swept = new Set(), modelSent = "", total = 0, got = 0, t0 = 0;
   let sinksKey = "", pendingSinks = null, lastSinksBudget = 0;
   const status = (s) => { $("chart-status").textContent = s ? "· " + s : ""; };
@@ -34,7 +34,10 @@
 
   const poolSize = () => Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
   function spawn() {
-    const w = new Worker("sweep-worker.js");
+    // The worker that drew the first picture (app.js) when there is one:
+    // it has compiled worker.wasm already.
+    const w = window.kvscopeSpareWorker || new Worker("sweep-worker.js");
+    window.kvscopeSpareWorker = null;
     w.onmessage = onMessage;
     workers.push(w);
     return w;
@@ -113,6 +116,7 @@
         break;
       case "done":
         running--;
+        if (deal && deal(e.target)) break;
         if (running === 0) {
           const ms = performance.now() - t0;
           status(got + " settings in " + (ms / 1000).toFixed(1) + " s, off the main thread (" + workers.length + " workers)");
@@ -139,12 +143,27 @@
       }
       modelSent = c.modelName;
     }
-    running = workers.length;
-    workers.forEach((w, i) => w.postMessage({
-      type: "sweep", id: reqId, config: c.config, shard: i, shards: workers.length,
-      grid: {policies: null, budgets: null, storage: [{bits: c.config.Bits, gran: c.config.Granularity}], sink: 4},
-      model: c.model, text: c.text, maxTokens: c.maxTokens, repos: c.repos,
-    }));
+    // The synthetic sweep is dealt out in parts of about equal work, four
+    // per worker, each to the next worker that is free: a worker that
+    // started sooner (the first picture's, app.js) or runs faster takes
+    // more parts, and none waits for a slow one at the end. A real-model
+    // sweep decodes its text's reference per request, so each worker
+    // gets one part.
+    const parts = c.model ? workers.length : workers.length * 4;
+    let next = 0;
+    const id = reqId;
+    deal = (w) => {
+      if (id !== reqId || next >= parts) return false;
+      running++;
+      w.postMessage({
+        type: "sweep", id: id, config: c.config, shard: next++, shards: parts,
+        grid: {policies: null, budgets: null, storage: [{bits: c.config.Bits, gran: c.config.Granularity}], sink: 4},
+        model: c.model, text: c.text, maxTokens: c.maxTokens, repos: c.repos,
+      });
+      return true;
+    };
+    running = 0;
+    for (const w of workers) deal(w);
     // A worker runs one job at a time (a new one cancels the last), so
     // the attention-sinks figure waits for the sweep to finish.
     pendingSinks = null;
@@ -168,7 +187,7 @@
       streamKey = c.key;
       swept = new Set();
       chart.clear();
-      if (running) { for (const w of workers) w.postMessage({type: "cancel", id: reqId}); running = 0; }
+      if (running) { for (const w of workers) w.postMessage({type: "cancel", id: reqId}); running = 0; deal = null; }
     }
     const sk = c.config.Bits + "/" + c.config.Granularity;
     if (!swept.has(sk) && !running) { swept.add(sk); sweep(c); }
