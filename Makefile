@@ -89,11 +89,12 @@ bench-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench='BenchmarkSweep' -benchtime=1x -count=2 ./core/sim
 
 # The README's page figures (presented first frame, slider-to-map latency,
-# replay speed, frame times), measured by the browser tests' harness as a
-# visitor sees them. Figures need a quiet machine.
+# replay speed, a long link's main thread, frame times), measured by the
+# browser tests' harness as a visitor sees them. Figures need a quiet
+# machine.
 measure: chromium build model
 	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_MEASURE=1 $(GO) test -count=1 -v \
-	  -run 'TestPresentedFirstFrame|TestGoInit|TestSliderLatency|TestReplaySpeed|TestFrameTimes|TestChartSweep' $(BROWSER_PKGS) | grep -E '^\s+\S+_test.go'
+	  -run 'TestPresentedFirstFrame|TestGoInit|TestSliderLatency|TestReplaySpeed|TestLongLinkMainThread|TestFrameTimes|TestChartSweep' $(BROWSER_PKGS) | grep -E '^\s+\S+_test.go'
 
 # The README's picture of the page, taken by the browser tests' harness.
 screenshot: chromium build model
