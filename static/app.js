@@ -143,6 +143,7 @@
     const pic = new Promise((r) => { shown = r; });
     const settle = (keep) => {
       clearTimeout(timer);
+      drew = keep;
       if (!keep && window.kvscopeOverlayDone) {
         window.kvscopeOverlayDone();
         window.kvscopeTiming.overlayDropped = performance.now(); // tests read it
@@ -164,7 +165,6 @@
       t.overlayAsked = m.asked - o;
       t.overlayDrawn = m.drawn - o;
       t.overlay = m.presented - o;
-      drew = true;
       settle(true);
     };
     w.postMessage({type: "firstframe", canvas: off, link: link, scale: scale, box: box, map: map, ov: ov, attn: attn}, [off]);

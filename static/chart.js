@@ -198,13 +198,13 @@
     const nameOf = (p) => names[p] || p;
     // Focus: the policy a legend click pinned, and the one under the
     // pointer (a key or a point), which wins while it is there. tagged
-    // holds each drawn element with its policy.
+    // holds each drawn element with its policy and whether it is a legend
+    // key (which fades less).
     let pinned = null, hovered = null, tagged = [];
-    const tag = (node, p) => { tagged.push([node, p]); return node; };
+    const tag = (node, p, key) => { tagged.push([node, p, !!key]); return node; };
     function applyFocus() {
       const f = hovered || pinned;
-      for (const [node, p] of tagged) {
-        const key = (node.getAttribute('class') || '') === 'kvchart-key';
+      for (const [node, p, key] of tagged) {
         node.setAttribute('opacity', !f || p === f ? 1 : key ? 0.45 : 0.12);
         if (key) node.setAttribute('aria-pressed', String(p === pinned));
       }
@@ -399,7 +399,7 @@
         const name = nameOf(p);
         wrap(18 + 7 * name.length);
         const key = tag(el('g', {class: 'kvchart-key', 'data-policy': p, tabindex: 0, role: 'button',
-          'aria-label': name + ': bring its curve forward', style: 'cursor:pointer'}, leg), p);
+          'aria-label': name + ': bring its curve forward', style: 'cursor:pointer'}, leg), p, true);
         el('rect', {x: lx - 2, y: ly - 10, width: 16 + 7 * name.length, height: 14, fill: 'transparent'}, key); // the whole label answers
         el('rect', {x: lx, y: ly - 8, width: 10, height: 10, fill: colorOf(p)}, key);
         const t = el('text', {x: lx + 13, y: ly + 1}, key);

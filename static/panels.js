@@ -187,7 +187,7 @@
       streamKey = c.key;
       swept = new Set();
       chart.clear();
-      if (running) { for (const w of workers) w.postMessage({type: "cancel", id: reqId}); running = 0; deal = null; }
+      if (running) { for (const w of workers) w.postMessage({type: "cancel", id: reqId}); running = 0; }
     }
     const sk = c.config.Bits + "/" + c.config.Granularity;
     if (!swept.has(sk) && !running) { swept.add(sk); sweep(c); }

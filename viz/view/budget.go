@@ -69,14 +69,14 @@ func BudgetText(c *sim.Config) string {
 	case "quest":
 		return "nothing is evicted; each query reads only its 4 best pages of 16 tokens and the newest"
 	}
-	return fmt.Sprintf("each head keeps %d tokens: %d sinks + %d %s + %d recent", TokenBudget(c), c.Sink, c.Heavy, ScoredName(c.Policy), c.Recent)
+	return fmt.Sprintf("each head keeps %d tokens: %d sinks + %d %s + %d recent", TokenBudget(c), c.Sink, c.Heavy, scoredName(c.Policy), c.Recent)
 }
 
-// ScoredName names the tokens a scoring policy keeps beyond its sinks and
+// scoredName names the tokens a scoring policy keeps beyond its sinks and
 // recent window (the Heavy setting), by what its score picks: "heavy
 // hitters" for the accumulated attention of H2O and seed 000, "random
 // picks" for random, and so on.
-func ScoredName(policy string) string {
+func scoredName(policy string) string {
 	switch policy {
 	case "tova":
 		return "most attended now"

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
@@ -42,8 +41,8 @@ func TestChartPicture(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := map[string]string{}
-	for _, p := range kv.Policies() {
-		names[p.String()] = view.PolicyName(p.String())
+	for _, p := range view.Policies {
+		names[p] = view.PolicyName(p)
 	}
 	namesJSON, err := json.Marshal(names)
 	if err != nil {
