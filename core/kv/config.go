@@ -43,6 +43,12 @@ type Config struct {
 	KVHeads int // key/value heads; Heads must be a multiple (grouped-query attention)
 	Dim     int // dimensions per head
 
+	// ArchWindow is the model architecture's own sliding window (Gemma 3's
+	// local layers): before each step attends, every head drops the tokens
+	// at positions ≤ pos − ArchWindow, whatever the policy keeps; such a
+	// token's EvictedAt is exactly its position + ArchWindow. 0 for none.
+	ArchWindow int
+
 	MaxTokens int // longest history the layer will see; bounds Full, Chunk and SnapKV and the eviction record
 	MaxPrompt int // longest prompt: tokens are only evicted once the prompt is over (except Seed000)
 
@@ -99,6 +105,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("kv: heads (%d), kv heads (%d) and dim (%d) must be positive", c.Heads, c.KVHeads, c.Dim)
 	case c.Heads%c.KVHeads != 0:
 		return fmt.Errorf("kv: %d query heads cannot share %d kv heads evenly", c.Heads, c.KVHeads)
+	case c.ArchWindow < 0:
+		return fmt.Errorf("kv: architecture window %d must not be negative", c.ArchWindow)
 	case c.Sink < 0 || c.Recent < 0 || c.Heavy < 0:
 		return fmt.Errorf("kv: sink (%d), recent (%d) and heavy (%d) must not be negative", c.Sink, c.Recent, c.Heavy)
 	case c.MaxTokens <= 0:

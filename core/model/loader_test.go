@@ -27,7 +27,7 @@ func TestLoader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Config() != want.Config {
+	if !l.Config().Equal(want.Config) {
 		t.Fatalf("config %+v, want %+v", l.Config(), want.Config)
 	}
 	if _, err := l.Model(); err == nil {
@@ -52,7 +52,7 @@ func TestLoader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Weights, want.Weights) || got.Config != want.Config {
+	if !reflect.DeepEqual(got.Weights, want.Weights) || !got.Config.Equal(want.Config) {
 		t.Fatal("the loader's model differs from LoadOptions'")
 	}
 

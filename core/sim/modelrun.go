@@ -16,6 +16,7 @@ type tapCache struct {
 	vals []float32
 	pre  bool // record keys before RoPE
 	mc   model.Config
+	rope []*model.RopeTable
 }
 
 func newTapCache(mc model.Config, capacity int) (*tapCache, error) {
@@ -25,7 +26,7 @@ func newTapCache(mc model.Config, capacity int) (*tapCache, error) {
 	}
 	t := &tapCache{full: full, out: make([][]float32, mc.Layers), mc: mc}
 	for l := range t.out {
-		t.out[l] = make([]float32, mc.Dim)
+		t.out[l] = make([]float32, mc.QDim())
 	}
 	return t, nil
 }
@@ -35,7 +36,10 @@ func (t *tapCache) Attend(l, pos int, q, k, v, out []float32) error {
 		n := len(t.keys)
 		t.keys = append(t.keys, k...)
 		if !t.pre {
-			model.RoPE(t.keys[n:], pos, t.mc.HeadDim, t.mc.RopeBase)
+			if t.rope == nil {
+				t.rope = model.RopeTables(t.mc, 0)
+			}
+			t.rope[l].Apply(t.keys[n:], pos)
 		}
 		t.vals = append(t.vals, v...)
 	}

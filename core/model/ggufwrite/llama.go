@@ -8,8 +8,9 @@ import (
 	"github.com/kvscope/kvscope/core/model/gguf"
 )
 
-// LlamaSpec describes a synthesized llama model: its shape, its metadata,
-// how its tensors are stored, and the seed of its random weights.
+// LlamaSpec describes a synthesized model: its architecture and shape,
+// its metadata, how its tensors are stored, and the seed of its random
+// weights. The zero Arch is "llama".
 type LlamaSpec struct {
 	Dim, Layers, Heads, KVHeads, Hidden, Vocab, Context int
 	NormEps, RopeBase                                   float32
@@ -18,6 +19,35 @@ type LlamaSpec struct {
 	EmbedType                                           gguf.TensorType // token_embd.weight's type (F32 when 0)
 	Untied                                              bool            // write output.weight instead of sharing the embedding
 	Seed                                                uint64
+
+	// Arch is general.architecture: "llama" (when empty), "qwen2" (Q, K
+	// and V biases), "qwen3" (per-head q/k RMSNorm) or "gemma3" (q/k norm,
+	// post-norms, sliding-window layers).
+	Arch string
+	// HeadDim is written as attention.key_length and value_length when
+	// not 0; otherwise the head width is Dim/Heads.
+	HeadDim int
+	// Window is gemma3's attention.sliding_window (512 when 0).
+	Window int
+	// RopeFactors writes Llama 3's rope_freqs.weight: per-pair factors
+	// that divide RoPE's angles.
+	RopeFactors bool
+}
+
+// arch returns s.Arch, "llama" when empty.
+func (s LlamaSpec) arch() string {
+	if s.Arch == "" {
+		return "llama"
+	}
+	return s.Arch
+}
+
+// headDim returns the head width.
+func (s LlamaSpec) headDim() int {
+	if s.HeadDim != 0 {
+		return s.HeadDim
+	}
+	return s.Dim / s.Heads
 }
 
 // Stories15M is the shape of Karpathy's stories15M (dim 288, 6 layers, 6
@@ -76,21 +106,37 @@ func Vocab(n int) (pieces []string, scores []float32, types []int32) {
 }
 
 // LlamaKVs returns the llama.cpp metadata of s: architecture, shape, rope
-// base, context length, norm epsilon and the tokenizer (Vocab(s.Vocab)).
+// base, context length, norm epsilon, the architecture's own keys and the
+// tokenizer (Vocab(s.Vocab)).
 func LlamaKVs(s LlamaSpec) []gguf.KV {
 	pieces, scores, types := Vocab(s.Vocab)
-	return []gguf.KV{
-		{Key: "general.architecture", Value: Scalar("llama")},
-		{Key: "general.name", Value: Scalar("kvscope synthesized llama")},
-		{Key: "llama.context_length", Value: Scalar(uint32(s.Context))},
-		{Key: "llama.embedding_length", Value: Scalar(uint32(s.Dim))},
-		{Key: "llama.block_count", Value: Scalar(uint32(s.Layers))},
-		{Key: "llama.feed_forward_length", Value: Scalar(uint32(s.Hidden))},
-		{Key: "llama.rope.dimension_count", Value: Scalar(uint32(s.Dim / s.Heads))},
-		{Key: "llama.attention.head_count", Value: Scalar(uint32(s.Heads))},
-		{Key: "llama.attention.head_count_kv", Value: Scalar(uint32(s.KVHeads))},
-		{Key: "llama.attention.layer_norm_rms_epsilon", Value: Scalar(s.NormEps)},
-		{Key: "llama.rope.freq_base", Value: Scalar(s.RopeBase)},
+	a := s.arch()
+	kvs := []gguf.KV{
+		{Key: "general.architecture", Value: Scalar(a)},
+		{Key: "general.name", Value: Scalar("kvscope synthesized " + a)},
+		{Key: a + ".context_length", Value: Scalar(uint32(s.Context))},
+		{Key: a + ".embedding_length", Value: Scalar(uint32(s.Dim))},
+		{Key: a + ".block_count", Value: Scalar(uint32(s.Layers))},
+		{Key: a + ".feed_forward_length", Value: Scalar(uint32(s.Hidden))},
+		{Key: a + ".rope.dimension_count", Value: Scalar(uint32(s.headDim()))},
+		{Key: a + ".attention.head_count", Value: Scalar(uint32(s.Heads))},
+		{Key: a + ".attention.head_count_kv", Value: Scalar(uint32(s.KVHeads))},
+		{Key: a + ".attention.layer_norm_rms_epsilon", Value: Scalar(s.NormEps)},
+		{Key: a + ".rope.freq_base", Value: Scalar(s.RopeBase)},
+	}
+	if s.HeadDim != 0 {
+		kvs = append(kvs,
+			gguf.KV{Key: a + ".attention.key_length", Value: Scalar(uint32(s.HeadDim))},
+			gguf.KV{Key: a + ".attention.value_length", Value: Scalar(uint32(s.HeadDim))})
+	}
+	if a == "gemma3" {
+		w := s.Window
+		if w == 0 {
+			w = 512
+		}
+		kvs = append(kvs, gguf.KV{Key: a + ".attention.sliding_window", Value: Scalar(uint32(w))})
+	}
+	return append(kvs, []gguf.KV{
 		{Key: "tokenizer.ggml.model", Value: Scalar("llama")},
 		{Key: "tokenizer.ggml.tokens", Value: Array(pieces)},
 		{Key: "tokenizer.ggml.scores", Value: Array(scores)},
@@ -98,12 +144,13 @@ func LlamaKVs(s LlamaSpec) []gguf.KV {
 		{Key: "tokenizer.ggml.bos_token_id", Value: Scalar(uint32(1))},
 		{Key: "tokenizer.ggml.eos_token_id", Value: Scalar(uint32(2))},
 		{Key: "tokenizer.ggml.unknown_token_id", Value: Scalar(uint32(0))},
-	}
+	}...)
 }
 
 // LlamaWeights returns s's tensors as float32 in the file's order, with
 // seeded Gaussian weights scaled as an initialised network would be (norms
-// near 1, matrices 1/√fan-in); names and dims are llama.cpp's.
+// near 1, matrices 1/√fan-in, biases small); names and dims are
+// llama.cpp's, and each architecture gets its own tensors (see LlamaSpec).
 func LlamaWeights(s LlamaSpec) []Tensor {
 	rng := rand.New(rand.NewPCG(s.Seed, 15))
 	rnd := func(n int, scale float64, offset float32) []float32 {
@@ -113,22 +160,50 @@ func LlamaWeights(s LlamaSpec) []Tensor {
 		}
 		return x
 	}
-	d, kv, h, v := uint64(s.Dim), uint64(s.Dim/s.Heads*s.KVHeads), uint64(s.Hidden), uint64(s.Vocab)
+	a := s.arch()
+	hd := s.headDim()
+	d, q, kv, h, v := uint64(s.Dim), uint64(hd*s.Heads), uint64(hd*s.KVHeads), uint64(s.Hidden), uint64(s.Vocab)
 	in := 1 / math.Sqrt(float64(s.Dim))
 	ts := []Tensor{F32("token_embd.weight", rnd(s.Dim*s.Vocab, 1, 0), d, v)}
+	if s.RopeFactors {
+		// Llama 3's shape: factor 1 for the fast pairs, up to 8 for the slow.
+		f := make([]float32, hd/2)
+		for i := range f {
+			f[i] = 1 + 7*float32(i)/float32(len(f))
+		}
+		ts = append(ts, F32("rope_freqs.weight", f, uint64(len(f))))
+	}
 	for l := range s.Layers {
 		p := fmt.Sprintf("blk.%d.", l)
 		ts = append(ts,
 			F32(p+"attn_norm.weight", rnd(s.Dim, 0.1, 1), d),
-			F32(p+"attn_q.weight", rnd(s.Dim*s.Dim, 2*in, 0), d, d),
+			F32(p+"attn_q.weight", rnd(s.Dim*int(q), 2*in, 0), d, q),
 			F32(p+"attn_k.weight", rnd(s.Dim*int(kv), 2*in, 0), d, kv),
-			F32(p+"attn_v.weight", rnd(s.Dim*int(kv), in, 0), d, kv),
-			F32(p+"attn_output.weight", rnd(s.Dim*s.Dim, in, 0), d, d),
+			F32(p+"attn_v.weight", rnd(s.Dim*int(kv), in, 0), d, kv))
+		switch a {
+		case "qwen2":
+			ts = append(ts,
+				F32(p+"attn_q.bias", rnd(int(q), 0.2, 0), q),
+				F32(p+"attn_k.bias", rnd(int(kv), 0.2, 0), kv),
+				F32(p+"attn_v.bias", rnd(int(kv), 0.2, 0), kv))
+		case "qwen3", "gemma3":
+			ts = append(ts,
+				F32(p+"attn_q_norm.weight", rnd(hd, 0.1, 1), uint64(hd)),
+				F32(p+"attn_k_norm.weight", rnd(hd, 0.1, 1), uint64(hd)))
+		}
+		ts = append(ts, F32(p+"attn_output.weight", rnd(int(q)*s.Dim, 1/math.Sqrt(float64(q)), 0), q, d))
+		if a == "gemma3" {
+			ts = append(ts, F32(p+"post_attention_norm.weight", rnd(s.Dim, 0.1, 1), d))
+		}
+		ts = append(ts,
 			F32(p+"ffn_norm.weight", rnd(s.Dim, 0.1, 1), d),
 			F32(p+"ffn_gate.weight", rnd(s.Dim*s.Hidden, in, 0), d, h),
 			F32(p+"ffn_up.weight", rnd(s.Dim*s.Hidden, in, 0), d, h),
 			F32(p+"ffn_down.weight", rnd(s.Dim*s.Hidden, 1/math.Sqrt(float64(s.Hidden)), 0), h, d),
 		)
+		if a == "gemma3" {
+			ts = append(ts, F32(p+"post_ffw_norm.weight", rnd(s.Dim, 0.1, 1), d))
+		}
 	}
 	ts = append(ts, F32("output_norm.weight", rnd(s.Dim, 0.1, 1), d))
 	if s.Untied {

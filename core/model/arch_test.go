@@ -1,0 +1,233 @@
+package model_test
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/model/gguf"
+	"github.com/kvscope/kvscope/core/model/ggufwrite"
+)
+
+// archSpecs are small synthesized models of every architecture kvscope
+// runs, each exercising what its family adds: Llama 3's rope factors,
+// Qwen2's biases, Qwen3's head width ≠ dim/heads and q/k norm, Gemma 3's
+// sliding window (4 positions, so a 12-token run crosses it), post-norms,
+// GELU and embedding scale.
+var archSpecs = []ggufwrite.LlamaSpec{
+	{Arch: "llama", Dim: 64, Layers: 2, Heads: 4, KVHeads: 2, Hidden: 96, Vocab: 400, Context: 64, NormEps: 1e-5, RopeBase: 500000, RopeFactors: true, Version: 3, Seed: 1},
+	{Arch: "qwen2", Dim: 64, Layers: 2, Heads: 4, KVHeads: 2, Hidden: 96, Vocab: 400, Context: 64, NormEps: 1e-6, RopeBase: 1e6, Version: 3, Seed: 2},
+	{Arch: "qwen3", Dim: 64, Layers: 2, Heads: 4, KVHeads: 2, HeadDim: 32, Hidden: 96, Vocab: 400, Context: 64, NormEps: 1e-6, RopeBase: 1e6, Version: 3, Seed: 3},
+	{Arch: "gemma3", Dim: 64, Layers: 7, Heads: 2, KVHeads: 1, HeadDim: 32, Hidden: 96, Vocab: 400, Context: 64, NormEps: 1e-6, RopeBase: 1e6, Window: 4, Version: 3, Seed: 4},
+}
+
+func loadSpec(t testing.TB, s ggufwrite.LlamaSpec, opts model.Options) *model.Model {
+	t.Helper()
+	data := ggufwrite.Llama(s)
+	m, err := model.LoadOptions(bytes.NewReader(data), int64(len(data)), opts)
+	if err != nil {
+		t.Fatalf("%s: %v", s.Arch, err)
+	}
+	return m
+}
+
+func TestArchConfig(t *testing.T) {
+	tests := []struct {
+		spec       ggufwrite.LlamaSpec
+		neox, gelu bool
+		headDim    int
+		factors    bool
+		windows    []int // per layer
+		embedScale float32
+	}{
+		{archSpecs[0], false, false, 16, true, []int{0, 0}, 0},
+		{archSpecs[1], true, false, 16, false, []int{0, 0}, 0},
+		{archSpecs[2], true, false, 32, false, []int{0, 0}, 0},
+		{archSpecs[3], true, true, 32, false, []int{4, 4, 4, 4, 4, 0, 4}, 8},
+	}
+	for _, tc := range tests {
+		t.Run(tc.spec.Arch, func(t *testing.T) {
+			c := loadSpec(t, tc.spec, model.Options{}).Config
+			if c.Arch != tc.spec.Arch || c.RopeNeox != tc.neox || c.GELU != tc.gelu || c.HeadDim != tc.headDim ||
+				(c.RopeFactors != nil) != tc.factors || c.EmbedScale != tc.embedScale {
+				t.Errorf("config %+v", c)
+			}
+			for l, w := range tc.windows {
+				if got := c.Window(l); got != w {
+					t.Errorf("layer %d window %d, want %d", l, got, w)
+				}
+				wantBase := c.RopeBase
+				if w > 0 {
+					wantBase = 10000
+				}
+				if got := c.Rope(l).Base; got != wantBase {
+					t.Errorf("layer %d rope base %v, want %v", l, got, wantBase)
+				}
+			}
+		})
+	}
+}
+
+// TestArchForwardMatchesNaive: the Runner with a FullCache gives the
+// float64 re-statement's logits at every position, for every architecture,
+// on F32 weights and on kept-quantized Q8_0 (against the reference over
+// the same dequantized weights).
+func TestArchForwardMatchesNaive(t *testing.T) {
+	tokens := []int{1, 300, 41, 7, 399, 120, 5, 64, 200, 33, 17, 250}
+	for _, s := range archSpecs {
+		for _, typ := range []gguf.TensorType{gguf.TypeF32, gguf.TypeQ8_0} {
+			s := s
+			s.Type = typ
+			t.Run(s.Arch+"/"+typ.String(), func(t *testing.T) {
+				m := loadSpec(t, s, model.Options{KeepQuantized: true})
+				r := m.NewRunner(fullCache(t, m.Config))
+				for i, tok := range tokens {
+					got, err := r.Forward(tok)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := naiveLogits(m, tokens[:i+1])
+					if d := maxAbsDiff(got, want); d > 2e-4 {
+						t.Fatalf("position %d: max |Δ logit| %g", i, d)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestArchFeaturesMatter: each architecture's own feature changes the
+// logits (so the tests above would see it ignored): the reference with
+// the feature switched off disagrees with the model.
+func TestArchFeaturesMatter(t *testing.T) {
+	tokens := []int{1, 300, 41, 7, 399, 120, 5, 64}
+	tests := []struct {
+		spec ggufwrite.LlamaSpec
+		off  func(m *model.Model)
+	}{
+		{archSpecs[0], func(m *model.Model) { m.Config.RopeFactors = nil }},
+		{archSpecs[1], func(m *model.Model) { m.Config.RopeNeox = false }},
+		{archSpecs[1], func(m *model.Model) {
+			for i := range m.Weights.Layers {
+				m.Weights.Layers[i].BK = nil
+			}
+		}},
+		{archSpecs[2], func(m *model.Model) {
+			for i := range m.Weights.Layers {
+				m.Weights.Layers[i].QNorm = nil
+			}
+		}},
+		{archSpecs[3], func(m *model.Model) { m.Config.SlidingWindow = 5 }},
+		{archSpecs[3], func(m *model.Model) { m.Config.LocalRopeBase = 0 }},
+		{archSpecs[3], func(m *model.Model) { m.Config.EmbedScale = 0 }},
+		{archSpecs[3], func(m *model.Model) { m.Config.GELU = false }},
+		{archSpecs[3], func(m *model.Model) {
+			for i := range m.Weights.Layers {
+				m.Weights.Layers[i].PostFFNNorm = nil
+			}
+		}},
+	}
+	for i, tc := range tests {
+		m := loadSpec(t, tc.spec, model.Options{})
+		want := naiveLogits(m, tokens)
+		tc.off(m)
+		if d := maxAbsDiff(naiveLogits(m, tokens), want); d < 1e-3 {
+			t.Errorf("case %d (%s): switching the feature off moved the logits by only %g", i, tc.spec.Arch, d)
+		}
+	}
+}
+
+func TestArchErrors(t *testing.T) {
+	base := archSpecs[2]
+	tests := []struct {
+		name string
+		edit func(kvs []gguf.KV) []gguf.KV
+		want string
+	}{
+		{"unsupported architecture", func(kvs []gguf.KV) []gguf.KV {
+			kvs[0].Value = ggufwrite.Scalar("mamba")
+			return kvs
+		}, `general.architecture "mamba" is not supported`},
+		{"value length", func(kvs []gguf.KV) []gguf.KV {
+			return setKV(kvs, "qwen3.attention.value_length", ggufwrite.Scalar(uint32(16)))
+		}, "value_length"},
+		{"partial rope", func(kvs []gguf.KV) []gguf.KV {
+			return setKV(kvs, "qwen3.rope.dimension_count", ggufwrite.Scalar(uint32(16)))
+		}, "partial rotary"},
+		{"rope scaling", func(kvs []gguf.KV) []gguf.KV {
+			return append(kvs, gguf.KV{Key: "qwen3.rope.scaling.type", Value: ggufwrite.Scalar("yarn")})
+		}, `rope.scaling.type "yarn"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data := ggufwrite.Encode(3, tc.edit(ggufwrite.LlamaKVs(base)), ggufwrite.LlamaWeights(base))
+			_, err := model.Load(bytes.NewReader(data), int64(len(data)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	// Gemma 3 needs its window; a missing bias is named.
+	g := archSpecs[3]
+	kvs := ggufwrite.LlamaKVs(g)
+	kvs = dropKV(kvs, "gemma3.attention.sliding_window")
+	data := ggufwrite.Encode(3, kvs, ggufwrite.LlamaWeights(g))
+	if _, err := model.Load(bytes.NewReader(data), int64(len(data))); err == nil || !strings.Contains(err.Error(), "sliding_window") {
+		t.Errorf("gemma3 without a window: err = %v", err)
+	}
+	q := archSpecs[1]
+	var ts []ggufwrite.Tensor
+	for _, x := range ggufwrite.LlamaWeights(q) {
+		if x.Name != "blk.1.attn_v.bias" {
+			ts = append(ts, x)
+		}
+	}
+	data = ggufwrite.Encode(3, ggufwrite.LlamaKVs(q), ts)
+	if _, err := model.Load(bytes.NewReader(data), int64(len(data))); err == nil || !strings.Contains(err.Error(), "blk.1.attn_v.bias") {
+		t.Errorf("qwen2 without a bias: err = %v", err)
+	}
+}
+
+func setKV(kvs []gguf.KV, key string, v gguf.Value) []gguf.KV {
+	for i := range kvs {
+		if kvs[i].Key == key {
+			kvs[i].Value = v
+			return kvs
+		}
+	}
+	return append(kvs, gguf.KV{Key: key, Value: v})
+}
+
+func dropKV(kvs []gguf.KV, key string) []gguf.KV {
+	var out []gguf.KV
+	for _, kv := range kvs {
+		if kv.Key != key {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// TestRopeNeoxPairs: NEOX turns (x[i], x[i+d/2]) by pair i's angle.
+func TestRopeNeoxPairs(t *testing.T) {
+	x := []float32{1, 0, 0, 0}
+	model.Rope{Dim: 4, Base: 10000, Neox: true}.Apply(x, 1)
+	// Pair 0 is (x[0], x[2]), turned by 1 rad.
+	if math.Abs(float64(x[0])-math.Cos(1)) > 1e-6 || math.Abs(float64(x[2])-math.Sin(1)) > 1e-6 || x[1] != 0 || x[3] != 0 {
+		t.Fatalf("x = %v", x)
+	}
+	// The table gives the same bits as the direct rotation, and the
+	// factors divide the angle.
+	r := model.Rope{Dim: 8, Base: 500000, Neox: true, Factors: []float32{1, 2, 4, 8}}
+	tab := model.NewRopeTable(r, 16)
+	for pos := range 20 {
+		a, b := []float32{1, 2, 3, 4, 5, 6, 7, 8}, []float32{1, 2, 3, 4, 5, 6, 7, 8}
+		r.Apply(a, pos)
+		tab.Apply(b, pos)
+		if maxAbsDiff(a, b) != 0 {
+			t.Fatalf("pos %d: table %v, direct %v", pos, b, a)
+		}
+	}
+}
