@@ -375,7 +375,7 @@ func (a *app) fillMetricRows() {
 }
 
 func (a *app) fillLegend() {
-	roles := map[string]sim.Role{"sink": sim.Sink, "heavy": sim.Heavy, "recent": sim.Recent, "kept": sim.Kept, "evicted": sim.Evicted}
+	roles := map[string]sim.Role{"sink": sim.Sink, "heavy": sim.Heavy, "recent": sim.Recent, "kept": sim.Kept, "evicted": sim.Evicted, "windowed": sim.Windowed}
 	sw := document.Call("querySelectorAll", "[data-role]")
 	for i := 0; i < sw.Length(); i++ {
 		el := sw.Index(i)

@@ -224,13 +224,15 @@ func (a *app) finishModel(m *model.Model, b []byte, name, hexSum string) {
 	a.mdl.m, a.mdl.err, a.mdl.raw = m, "", b
 	a.mdl.name, a.mdl.size, a.mdl.sha256 = name, len(b), hexSum
 	a.mdl.known = view.IsKnownModel(hexSum)
+	// The legend names the model's own sliding window when it has one.
+	byID("legend-windowed").Set("hidden", m.Config.SlidingWindow == 0)
 	shape := describeShape(m.Config)
 	if a.mdl.known {
 		a.setModelStatus(fmt.Sprintf("%s · %s · sha256 %s…%s ✓ the known stories260K file (Karpathy's tinyllamas, MIT): %s.",
 			name, view.Bytes(float64(len(b))), hexSum[:8], hexSum[len(hexSum)-4:], shape))
 	} else {
-		a.setModelStatus(fmt.Sprintf("%s · %s · sha256 %s…%s: not the stories260K file kvscope was made with. It loaded as a llama model (%s) and runs, but the page's texts were written about stories260K.",
-			name, view.Bytes(float64(len(b))), hexSum[:8], hexSum[len(hexSum)-4:], shape))
+		a.setModelStatus(fmt.Sprintf("%s · %s · sha256 %s…%s: not the stories260K file kvscope was made with. It loaded as a %s model (%s) and runs, but the page's texts were written about stories260K.",
+			name, view.Bytes(float64(len(b))), hexSum[:8], hexSum[len(hexSum)-4:], m.Config.Arch, shape))
 	}
 	next := a.st
 	next.Mode = view.ModeModel

@@ -325,8 +325,12 @@ func (c *caches) fill(s *Snapshot, layer, pos int, refW func(qh int) []float32) 
 	for g := range cfg.KVHeads {
 		row := s.Cells[g*pos : (g+1)*pos]
 		ev := l.EvictedAt(g)
+		w := l.Window()
 		for p := range row {
 			row[p] = Cell{Role: Evicted, EvictedAt: ev[p]}
+			if w > 0 && int(ev[p]) == p+w {
+				row[p].Role = Windowed
+			}
 		}
 		if refW != nil {
 			for qh := g * group; qh < (g+1)*group; qh++ {

@@ -72,6 +72,17 @@ func TestModelCacheArchs(t *testing.T) {
 				if got := layer.Len(0); got != n {
 					t.Errorf("layer %d (window %d) holds %d tokens, want %d", l, w, got, n)
 				}
+				var snap Snapshot
+				mc.c.fill(&snap, l, len(tokens), nil)
+				for p := range len(tokens) {
+					want := Recent
+					if w > 0 && p+w < len(tokens) {
+						want = Windowed
+					}
+					if r := snap.Cell(0, p).Role; (r == Windowed) != (want == Windowed) {
+						t.Errorf("layer %d position %d: role %v", l, p, r)
+					}
+				}
 				for p, at := range layer.EvictedAt(0)[:len(tokens)] {
 					want := -1
 					if w > 0 && p+w < len(tokens) {
