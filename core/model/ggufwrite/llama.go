@@ -56,6 +56,20 @@ func (s LlamaSpec) headDim() int {
 var Stories15M = LlamaSpec{Dim: 288, Layers: 6, Heads: 6, KVHeads: 6, Hidden: 768, Vocab: 32000, Context: 256,
 	NormEps: 1e-5, RopeBase: 10000, Version: 3, Type: gguf.TypeF32}
 
+// The shapes of the small models people run (../shared/notes/models.md),
+// for benchmarks and the page's measurements: architecture, widths, heads
+// and vocabulary as the real files have them, with synthesized weights,
+// a SentencePiece-style vocabulary (Vocab) of the real size, tied
+// embeddings, GGUF v3, Q8_0 matrices. Set Type to store them otherwise.
+var (
+	SmolLM2_135M = LlamaSpec{Arch: "llama", Dim: 576, Layers: 30, Heads: 9, KVHeads: 3, Hidden: 1536, Vocab: 49152, Context: 8192,
+		NormEps: 1e-5, RopeBase: 100000, Version: 3, Type: gguf.TypeQ8_0, EmbedType: gguf.TypeQ8_0}
+	Qwen25_05B = LlamaSpec{Arch: "qwen2", Dim: 896, Layers: 24, Heads: 14, KVHeads: 2, Hidden: 4864, Vocab: 151936, Context: 32768,
+		NormEps: 1e-6, RopeBase: 1e6, Version: 3, Type: gguf.TypeQ8_0, EmbedType: gguf.TypeQ8_0}
+	Llama32_1B = LlamaSpec{Arch: "llama", Dim: 2048, Layers: 16, Heads: 32, KVHeads: 8, Hidden: 8192, Vocab: 128256, Context: 131072,
+		NormEps: 1e-5, RopeBase: 500000, RopeFactors: true, Version: 3, Type: gguf.TypeQ8_0, EmbedType: gguf.TypeQ8_0}
+)
+
 // Vocab returns a SentencePiece-style vocabulary of n pieces (n ≥ 259 +
 // 97): <unk>, <s>, </s>, the 256 byte pieces <0x00>…<0xFF> (byte fallback),
 // then "▁", the printable ASCII characters, and merges — "▁" with each
@@ -152,6 +166,14 @@ func LlamaKVs(s LlamaSpec) []gguf.KV {
 // near 1, matrices 1/√fan-in, biases small); names and dims are
 // llama.cpp's, and each architecture gets its own tensors (see LlamaSpec).
 func LlamaWeights(s LlamaSpec) []Tensor {
+	var ts []Tensor
+	eachWeight(s, func(t Tensor) { ts = append(ts, t) })
+	return ts
+}
+
+// eachWeight calls f with each of LlamaWeights' tensors in turn, so that
+// a large model can be converted tensor by tensor.
+func eachWeight(s LlamaSpec, f func(Tensor)) {
 	rng := rand.New(rand.NewPCG(s.Seed, 15))
 	rnd := func(n int, scale float64, offset float32) []float32 {
 		x := make([]float32, n)
@@ -164,52 +186,46 @@ func LlamaWeights(s LlamaSpec) []Tensor {
 	hd := s.headDim()
 	d, q, kv, h, v := uint64(s.Dim), uint64(hd*s.Heads), uint64(hd*s.KVHeads), uint64(s.Hidden), uint64(s.Vocab)
 	in := 1 / math.Sqrt(float64(s.Dim))
-	ts := []Tensor{F32("token_embd.weight", rnd(s.Dim*s.Vocab, 1, 0), d, v)}
+	f(F32("token_embd.weight", rnd(s.Dim*s.Vocab, 1, 0), d, v))
 	if s.RopeFactors {
 		// Llama 3's shape: factor 1 for the fast pairs, up to 8 for the slow.
-		f := make([]float32, hd/2)
-		for i := range f {
-			f[i] = 1 + 7*float32(i)/float32(len(f))
+		fs := make([]float32, hd/2)
+		for i := range fs {
+			fs[i] = 1 + 7*float32(i)/float32(len(fs))
 		}
-		ts = append(ts, F32("rope_freqs.weight", f, uint64(len(f))))
+		f(F32("rope_freqs.weight", fs, uint64(len(fs))))
 	}
 	for l := range s.Layers {
 		p := fmt.Sprintf("blk.%d.", l)
-		ts = append(ts,
-			F32(p+"attn_norm.weight", rnd(s.Dim, 0.1, 1), d),
-			F32(p+"attn_q.weight", rnd(s.Dim*int(q), 2*in, 0), d, q),
-			F32(p+"attn_k.weight", rnd(s.Dim*int(kv), 2*in, 0), d, kv),
-			F32(p+"attn_v.weight", rnd(s.Dim*int(kv), in, 0), d, kv))
+		f(F32(p+"attn_norm.weight", rnd(s.Dim, 0.1, 1), d))
+		f(F32(p+"attn_q.weight", rnd(s.Dim*int(q), 2*in, 0), d, q))
+		f(F32(p+"attn_k.weight", rnd(s.Dim*int(kv), 2*in, 0), d, kv))
+		f(F32(p+"attn_v.weight", rnd(s.Dim*int(kv), in, 0), d, kv))
 		switch a {
 		case "qwen2":
-			ts = append(ts,
-				F32(p+"attn_q.bias", rnd(int(q), 0.2, 0), q),
-				F32(p+"attn_k.bias", rnd(int(kv), 0.2, 0), kv),
-				F32(p+"attn_v.bias", rnd(int(kv), 0.2, 0), kv))
+			f(F32(p+"attn_q.bias", rnd(int(q), 0.2, 0), q))
+			f(F32(p+"attn_k.bias", rnd(int(kv), 0.2, 0), kv))
+			f(F32(p+"attn_v.bias", rnd(int(kv), 0.2, 0), kv))
 		case "qwen3", "gemma3":
-			ts = append(ts,
-				F32(p+"attn_q_norm.weight", rnd(hd, 0.1, 1), uint64(hd)),
-				F32(p+"attn_k_norm.weight", rnd(hd, 0.1, 1), uint64(hd)))
+			f(F32(p+"attn_q_norm.weight", rnd(hd, 0.1, 1), uint64(hd)))
+			f(F32(p+"attn_k_norm.weight", rnd(hd, 0.1, 1), uint64(hd)))
 		}
-		ts = append(ts, F32(p+"attn_output.weight", rnd(int(q)*s.Dim, 1/math.Sqrt(float64(q)), 0), q, d))
+		f(F32(p+"attn_output.weight", rnd(int(q)*s.Dim, 1/math.Sqrt(float64(q)), 0), q, d))
 		if a == "gemma3" {
-			ts = append(ts, F32(p+"post_attention_norm.weight", rnd(s.Dim, 0.1, 1), d))
+			f(F32(p+"post_attention_norm.weight", rnd(s.Dim, 0.1, 1), d))
 		}
-		ts = append(ts,
-			F32(p+"ffn_norm.weight", rnd(s.Dim, 0.1, 1), d),
-			F32(p+"ffn_gate.weight", rnd(s.Dim*s.Hidden, in, 0), d, h),
-			F32(p+"ffn_up.weight", rnd(s.Dim*s.Hidden, in, 0), d, h),
-			F32(p+"ffn_down.weight", rnd(s.Dim*s.Hidden, 1/math.Sqrt(float64(s.Hidden)), 0), h, d),
-		)
+		f(F32(p+"ffn_norm.weight", rnd(s.Dim, 0.1, 1), d))
+		f(F32(p+"ffn_gate.weight", rnd(s.Dim*s.Hidden, in, 0), d, h))
+		f(F32(p+"ffn_up.weight", rnd(s.Dim*s.Hidden, in, 0), d, h))
+		f(F32(p+"ffn_down.weight", rnd(s.Dim*s.Hidden, 1/math.Sqrt(float64(s.Hidden)), 0), h, d))
 		if a == "gemma3" {
-			ts = append(ts, F32(p+"post_ffw_norm.weight", rnd(s.Dim, 0.1, 1), d))
+			f(F32(p+"post_ffw_norm.weight", rnd(s.Dim, 0.1, 1), d))
 		}
 	}
-	ts = append(ts, F32("output_norm.weight", rnd(s.Dim, 0.1, 1), d))
+	f(F32("output_norm.weight", rnd(s.Dim, 0.1, 1), d))
 	if s.Untied {
-		ts = append(ts, F32("output.weight", rnd(s.Dim*s.Vocab, in, 0), d, v))
+		f(F32("output.weight", rnd(s.Dim*s.Vocab, in, 0), d, v))
 	}
-	return ts
 }
 
 // Convert returns t re-encoded as typ (F32, F16, BF16, Q8_0 or Q4_0); t
@@ -237,16 +253,17 @@ func Convert(t Tensor, typ gguf.TensorType) Tensor {
 // Llama returns a whole GGUF file of s: LlamaKVs, then LlamaWeights with
 // every 2-D weight converted to s.Type (the embedding to s.EmbedType).
 func Llama(s LlamaSpec) []byte {
-	ts := LlamaWeights(s)
-	for i, t := range ts {
+	var ts []Tensor
+	eachWeight(s, func(t Tensor) {
 		switch {
 		case t.Name == "token_embd.weight":
 			if s.EmbedType != 0 {
-				ts[i] = Convert(t, s.EmbedType)
+				t = Convert(t, s.EmbedType)
 			}
 		case len(t.Dims) == 2:
-			ts[i] = Convert(t, s.Type)
+			t = Convert(t, s.Type)
 		}
-	}
+		ts = append(ts, t)
+	})
 	return Encode(s.Version, LlamaKVs(s), ts)
 }
