@@ -15,7 +15,7 @@ JS_PKGS      := ./viz/... ./wasm/...
 BROWSER_PKGS := ./wasm/e2e/...
 GO_SOURCES   := $(shell find core viz wasm -name '*.go' 2>/dev/null) go.mod go.sum
 
-.PHONY: all build serve model test vet test-native test-wasm test-browser chromium bench bench-wasm measure screenshot chart-picture clean
+.PHONY: all build serve model site test-site test vet test-native test-wasm test-browser chromium bench bench-wasm measure screenshot chart-picture clean
 
 all: build
 
@@ -50,6 +50,30 @@ model:
 serve: build model
 	$(GO) run ./wasm/serve -dir static -addr localhost:$(PORT)
 
+# A folder any static host serves as it is (GitHub Pages: .github/workflows/
+# pages.yml): the page, its wasm files and their gzipped copies, the
+# workers, and the built-in model when MODEL_SRC is there (without it the
+# page explains how to get it). The README's pictures stay out.
+SITE ?= .site
+site: build model
+	rm -rf $(SITE) && mkdir -p $(SITE)
+	find static -maxdepth 1 -type f ! -name '*.png' -exec cp {} $(SITE)/ \;
+	@echo "site: $(SITE) ($$(du -sh $(SITE) | cut -f1))"
+
+# What the Pages workflow runs, on this machine: fetch-model.sh keeps a
+# model whose sha256 is right and refuses one whose sha256 is wrong, then
+# make site builds the folder the browser tests serve under a sub-path.
+SITE_TEST := $(CURDIR)/.site
+test-site:
+	@if [ -f "$(MODEL_SRC)" ]; then \
+	  d=$$(mktemp -d); sum=$$(sha256sum "$(MODEL_SRC)" | cut -d' ' -f1); \
+	  .github/scripts/fetch-model.sh "file://$(abspath $(MODEL_SRC))" "$$sum" "$$d/m.gguf" && \
+	  if .github/scripts/fetch-model.sh "file://$(abspath $(MODEL_SRC))" "0$${sum#?}" "$$d/bad.gguf" 2>/dev/null; then \
+	    echo "test-site: fetch-model.sh kept a file with the wrong sha256"; exit 1; fi; \
+	  [ ! -e "$$d/bad.gguf" ] || { echo "test-site: a refused download was left behind"; exit 1; }; \
+	  $(MAKE) --no-print-directory site SITE=$(SITE_TEST) MODEL_SRC="$$d/m.gguf"; rm -rf "$$d"; \
+	else $(MAKE) --no-print-directory site SITE=$(SITE_TEST); fi
+
 vet:
 	@unformatted=$$(gofmt -l core viz wasm); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet $(PURE_PKGS)
@@ -69,8 +93,8 @@ chromium:
 	  echo "installing chromium"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test-browser: chromium build model
-	@if [ -d wasm/e2e ]; then KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 25m $(BROWSER_PKGS); \
+test-browser: chromium build model test-site
+	@if [ -d wasm/e2e ]; then KVSCOPE_SITE=$(SITE_TEST) KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 25m $(BROWSER_PKGS); \
 	else echo "no browser tests yet"; fi
 
 test: vet test-native test-wasm test-browser
