@@ -23,6 +23,7 @@ type Runner struct {
 	hb     []float32 // (hidden) gate
 	hb2    []float32 // (hidden) up
 	logits []float32 // (vocab)
+	batch  batch     // Prefill's scratch
 }
 
 // NewRunner returns a Runner at position 0 that stores keys and values in c. It
@@ -93,22 +94,14 @@ func (r *Runner) Forward(token int) ([]float32, error) {
 			return nil, err
 		}
 		m.Wo.MulVec(r.xb2, r.att)
-		r.residual(r.xb2, ly.PostAttnNorm)
+		r.residualInto(r.x, r.xb2, ly.PostAttnNorm)
 
 		rmsNorm(r.xb, r.x, ly.FFNNorm, c.NormEps)
 		m.WGate.MulVec(r.hb, r.xb)
 		m.WUp.MulVec(r.hb2, r.xb)
-		if c.GELU {
-			for i, g := range r.hb {
-				r.hb[i] = gelu(g) * r.hb2[i]
-			}
-		} else {
-			for i, g := range r.hb {
-				r.hb[i] = silu(g) * r.hb2[i]
-			}
-		}
+		r.gate(r.hb, r.hb2)
 		m.WDown.MulVec(r.xb2, r.hb)
-		r.residual(r.xb2, ly.PostFFNNorm)
+		r.residualInto(r.x, r.xb2, ly.PostFFNNorm)
 	}
 	rmsNorm(r.x, r.x, w.OutputNorm, c.NormEps)
 	w.Classifier.MulVec(r.logits, r.x)
@@ -116,14 +109,28 @@ func (r *Runner) Forward(token int) ([]float32, error) {
 	return r.logits, nil
 }
 
-// residual adds a sub-block's output y to the residual stream, RMS-normed
-// by post first when the architecture has that norm (post not nil).
-func (r *Runner) residual(y, post []float32) {
+// residualInto adds a sub-block's output y to the residual stream x,
+// RMS-normed by post first when the architecture has that norm (post not
+// nil).
+func (r *Runner) residualInto(x, y, post []float32) {
 	if post != nil {
 		rmsNorm(y, y, post, r.m.Config.NormEps)
 	}
 	for i, v := range y {
-		r.x[i] += v
+		x[i] += v
+	}
+}
+
+// gate sets g[i] = act(g[i])·up[i], act the architecture's GELU or SiLU.
+func (r *Runner) gate(g, up []float32) {
+	if r.m.Config.GELU {
+		for i, v := range g {
+			g[i] = gelu(v) * up[i]
+		}
+		return
+	}
+	for i, v := range g {
+		g[i] = silu(v) * up[i]
 	}
 }
 
