@@ -87,12 +87,14 @@ func hasPair(m map[uint64]bpeMerge, k uint64) bool { _, ok := m[k]; return ok }
 // when its text is not a token). n is 0 once merged into its left neighbour.
 type symbol struct{ start, n, prev, next, id int32 }
 
-// bpeBigram is a candidate merge of symbols left and right, valid while their
-// lengths are still nl and nr.
-type bpeBigram struct{ rank, left, right, nl, nr, id int32 }
-
-func (a bpeBigram) before(b bpeBigram) bool {
-	return a.rank < b.rank || a.rank == b.rank && a.left < b.left
+// bigram is a candidate merge of symbols left and right into token id. key
+// orders the queue (smallest first): BPE's rank then left, SentencePiece's
+// score (highest first) then left. It is valid while the symbols' lengths are
+// still a and b (BPE), or add up to a (SentencePiece).
+type bigram struct {
+	key               uint64
+	left, right, a, b int32
+	id                int32
 }
 
 // bpeEncode appends the tokens of raw text (a fragment without user-defined
@@ -126,25 +128,25 @@ func (t *Tokenizer) bpeWord(w []byte, out []int, sc *scratch) []int {
 	}
 	syms := sc.syms[:0]
 	for i := 0; i < len(w); {
+		// Every character of the word stands for one byte.
 		n := min(utf8Len(w[i]), len(w)-i)
-		id, ok := t.lookup[string(w[i:i+n])]
-		if !ok {
-			id = -1
-		}
 		k := int32(len(syms))
-		syms = append(syms, symbol{start: int32(i), n: int32(n), prev: k - 1, next: k + 1, id: id})
+		syms = append(syms, symbol{start: int32(i), n: int32(n), prev: k - 1, next: k + 1, id: t.charTok[w[i]]})
+		if n == 2 {
+			syms[k].id = t.charTok[charByte[rune(w[i]&0x1F)<<6|rune(w[i+1]&0x3F)]]
+		}
 		i += n
 	}
 	syms[len(syms)-1].next = -1
-	h := sc.bpeHeap[:0]
+	h := sc.heap[:0]
 	for i := 1; i < len(syms); i++ {
 		h = t.pushBPE(h, syms, w, int32(i-1), int32(i))
 	}
 	for len(h) > 0 {
-		var b bpeBigram
+		var b bigram
 		b, h = heapPop(h)
 		l, r := &syms[b.left], &syms[b.right]
-		if l.n == 0 || r.n == 0 || l.n != b.nl || r.n != b.nr {
+		if l.n == 0 || r.n == 0 || l.n != b.a || r.n != b.b {
 			continue // stale: a side was merged since
 		}
 		l.n += r.n
@@ -169,12 +171,12 @@ func (t *Tokenizer) bpeWord(w []byte, out []int, sc *scratch) []int {
 			}
 		}
 	}
-	sc.syms, sc.bpeHeap = syms, h
+	sc.syms, sc.heap = syms, h
 	return out
 }
 
 // pushBPE queues the merge of symbols l and r if the pair has a rank.
-func (t *Tokenizer) pushBPE(h []bpeBigram, syms []symbol, w []byte, l, r int32) []bpeBigram {
+func (t *Tokenizer) pushBPE(h []bigram, syms []symbol, w []byte, l, r int32) []bigram {
 	if l < 0 || r < 0 {
 		return h
 	}
@@ -189,7 +191,7 @@ func (t *Tokenizer) pushBPE(h []bpeBigram, syms []symbol, w []byte, l, r int32) 
 	if !ok {
 		return h
 	}
-	return heapPush(h, bpeBigram{rank: m.rank, left: l, right: r, nl: a.n, nr: b.n, id: m.id})
+	return heapPush(h, bigram{key: uint64(m.rank)<<32 | uint64(l), left: l, right: r, a: a.n, b: b.n, id: m.id})
 }
 
 // appendBPEText appends the bytes a normal byte-level token stands for. A
@@ -207,14 +209,12 @@ func appendBPEText(dst []byte, p string) []byte {
 	return dst
 }
 
-// ordered is an element of a binary min-heap ordered by before.
-type ordered[T any] interface{ before(T) bool }
-
-func heapPush[T ordered[T]](h []T, x T) []T {
+// heapPush adds x to the binary min-heap h (by key).
+func heapPush(h []bigram, x bigram) []bigram {
 	h = append(h, x)
 	for i := len(h) - 1; i > 0; {
 		p := (i - 1) / 2
-		if !h[i].before(h[p]) {
+		if h[i].key >= h[p].key {
 			break
 		}
 		h[i], h[p] = h[p], h[i]
@@ -223,7 +223,8 @@ func heapPush[T ordered[T]](h []T, x T) []T {
 	return h
 }
 
-func heapPop[T ordered[T]](h []T) (T, []T) {
+// heapPop removes and returns the smallest element of h.
+func heapPop(h []bigram) (bigram, []bigram) {
 	top := h[0]
 	n := len(h) - 1
 	h[0] = h[n]
@@ -233,10 +234,10 @@ func heapPop[T ordered[T]](h []T) (T, []T) {
 		if c >= n {
 			break
 		}
-		if c+1 < n && h[c+1].before(h[c]) {
+		if c+1 < n && h[c+1].key < h[c].key {
 			c++
 		}
-		if !h[c].before(h[i]) {
+		if h[c].key >= h[i].key {
 			break
 		}
 		h[i], h[c] = h[c], h[i]

@@ -1,5 +1,7 @@
 package model
 
+import "math"
+
 // SentencePiece BPE (tokenizer.ggml.model "llama"), as llama.cpp's
 // llm_tokenizer_spm_session: spaces become "▁" (and the fragment gets a
 // leading "▁" when the vocabulary adds a space prefix), the text is split
@@ -11,16 +13,16 @@ package model
 // spaceMark is SentencePiece's visible space, "▁" (U+2581).
 const spaceMark = "\u2581"
 
-// spmBigram is a candidate merge of symbols left and right into token id,
-// valid while their lengths still add up to size.
-type spmBigram struct {
-	score             float32
-	left, right, size int32
-	id                int32
-}
-
-func (a spmBigram) before(b spmBigram) bool {
-	return a.score > b.score || a.score == b.score && a.left < b.left
+// spmKey orders SentencePiece merges: the highest score first (the float's
+// bits made to sort as unsigned, then inverted), then the leftmost.
+func spmKey(score float32, left int32) uint64 {
+	u := math.Float32bits(score)
+	if u&(1<<31) != 0 {
+		u = ^u
+	} else {
+		u |= 1 << 31
+	}
+	return uint64(^u)<<32 | uint64(left)
 }
 
 // spmEncode appends the tokens of raw text (a fragment without user-defined
@@ -52,15 +54,15 @@ func (t *Tokenizer) spmEncode(text string, prefix bool, out []int, sc *scratch) 
 		return out
 	}
 	syms[len(syms)-1].next = -1
-	h := sc.spmHeap[:0]
+	h := sc.heap[:0]
 	for i := 1; i < len(syms); i++ {
 		h = t.pushSPM(h, syms, w, int32(i-1), int32(i))
 	}
 	for len(h) > 0 {
-		var b spmBigram
+		var b bigram
 		b, h = heapPop(h)
 		l, r := &syms[b.left], &syms[b.right]
-		if l.n == 0 || r.n == 0 || l.n+r.n != b.size {
+		if l.n == 0 || r.n == 0 || l.n+r.n != b.a {
 			continue // stale: a side was merged since
 		}
 		l.n += r.n
@@ -83,7 +85,7 @@ func (t *Tokenizer) spmEncode(text string, prefix bool, out []int, sc *scratch) 
 			out = t.appendByte(out, c)
 		}
 	}
-	sc.word, sc.syms, sc.spmHeap = w, syms, h
+	sc.word, sc.syms, sc.heap = w, syms, h
 	return out
 }
 
@@ -103,7 +105,7 @@ func (t *Tokenizer) appendByte(out []int, c byte) []int {
 }
 
 // pushSPM queues the merge of symbols l and r if their text is a token.
-func (t *Tokenizer) pushSPM(h []spmBigram, syms []symbol, w []byte, l, r int32) []spmBigram {
+func (t *Tokenizer) pushSPM(h []bigram, syms []symbol, w []byte, l, r int32) []bigram {
 	if l < 0 || r < 0 {
 		return h
 	}
@@ -113,7 +115,7 @@ func (t *Tokenizer) pushSPM(h []spmBigram, syms []symbol, w []byte, l, r int32) 
 	if !ok {
 		return h
 	}
-	return heapPush(h, spmBigram{score: t.scores[id], left: l, right: r, size: size, id: id})
+	return heapPush(h, bigram{key: spmKey(t.scores[id], l), left: l, right: r, a: size, id: id})
 }
 
 // appendSPMText appends the text of a normal SentencePiece token: "▁" becomes

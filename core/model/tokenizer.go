@@ -50,6 +50,7 @@ type Tokenizer struct {
 	lookup     map[string]int32
 	byteTok    [256]int32 // id of the text "<0xXX>", or -1
 	singleByte [256]int32 // id of the one-byte text, or -1
+	charTok    [256]int32 // byte-level BPE: id of the byte's alphabet character, or -1
 	pairRank   map[uint64]bpeMerge
 	textRank   map[[2]string]bpeMerge
 	user       matcher // user-defined tokens: matched in text by Encode
@@ -298,6 +299,10 @@ func newTokenizer(v vocab) (*Tokenizer, error) {
 		if id, ok := t.lookup[string([]byte{byte(b)})]; ok {
 			t.singleByte[b] = id
 		}
+		t.charTok[b] = -1
+		if id, ok := t.lookup[byteText[b]]; ok {
+			t.charTok[b] = id
+		}
 	}
 	if t.bpe {
 		t.loadMerges(v.merges)
@@ -493,8 +498,7 @@ type scratch struct {
 	ranks       []int32
 	word        []byte
 	syms        []symbol
-	bpeHeap     []bpeBigram
-	spmHeap     []spmBigram
+	heap        []bigram
 	split       splitter
 }
 

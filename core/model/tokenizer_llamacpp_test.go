@@ -26,7 +26,7 @@ var oracleFixed = []string{
 	"日本語のテキスト", "中文文本", "한국어", "Привет мир", "Ελληνικά", "עברית", "العربية", "हिन्दी", "ไทย",
 	"🙂", "👍🏽", "👨‍👩‍👧", "🇫🇷", "emoji 🙂 in text", "∑ ∫ √ ∞", "½ ² ³ ٣ ௫", "€100", "£5", "¥",
 	"\u00a0nbsp", "ideographic\u3000space", "line\u2028sep", "zero\u200bwidth", "\u0085", "\x00", "\x01\x02\x7f",
-	"𠀀 𪜀 \U0002EBF0\U0002EBF1 \u2FFC \u31EF", "\uFFFD", "\U0010FFFD",
+	"𠀀 𪜀 \U0002EBF0\U0002EBF1 \u2FFC \u31EF", "a\U0002EBF0b", "中\U0002EBF0文", "x\u2FFCy", "\uFFFD", "\U0010FFFD",
 	"<|endoftext|>", "<s>", "</s>", "<unk>", "<|im_start|>user\nhi<|im_end|>", "<|begin_of_text|>",
 	"<tool_call>", "</tool_call>", "<think>x</think>", "[multimodal]", "<start_of_turn>", "<end_of_turn>",
 	"a<|endoftext|>b", "x</s>y", "<s>hello</s>", " <tool_call> ", "<tool_call><tool_call>",
