@@ -80,8 +80,16 @@ vet:
 	GOOS=js GOARCH=wasm $(GO) vet $(JS_PKGS)
 	$(GO) vet ./wasm/serve ./wasm/e2e ./wasm/worker ./wasm/internal/site
 
-test-native:
-	$(GO) test -count=1 $(PURE_PKGS)
+# llama.cpp as the tests' oracle (node-llama-cpp's prebuilt CPU library, pinned
+# in core/model/llamacpp/package-lock.json), installed when missing.
+LLAMACPP_DIR := core/model/llamacpp
+.PHONY: llamacpp
+llamacpp:
+	@[ -d $(LLAMACPP_DIR)/node_modules ] || (cd $(LLAMACPP_DIR) && npm ci --omit=optional --no-audit --no-fund)
+
+# KVSCOPE_LLAMACPP=1: tests comparing with llama.cpp fail rather than skip.
+test-native: llamacpp
+	KVSCOPE_LLAMACPP=1 $(GO) test -count=1 $(PURE_PKGS)
 	$(GO) test -count=1 ./wasm/worker ./wasm/internal/site
 
 test-wasm:
