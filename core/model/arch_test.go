@@ -9,6 +9,7 @@ import (
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/model/gguf"
 	"github.com/kvscope/kvscope/core/model/ggufwrite"
+	"github.com/kvscope/kvscope/core/model/llamacpp"
 )
 
 // archSpecs are small synthesized models of every architecture kvscope
@@ -229,5 +230,104 @@ func TestRopeNeoxPairs(t *testing.T) {
 		if maxAbsDiff(a, b) != 0 {
 			t.Fatalf("pos %d: table %v, direct %v", pos, b, a)
 		}
+	}
+}
+
+// archLogProbs feeds ids to m through kvscope's Runner (uncompressed
+// cache) and to the GGUF data through llama.cpp, and returns the largest
+// |Δ log-prob| over every position and token llama.cpp gives a non-zero
+// probability (the others must be below e^-80 here), and the share of positions
+// whose most likely next token agrees.
+func archLogProbs(t *testing.T, m *model.Model, data []byte, ids []int) (worst, agree float64) {
+	t.Helper()
+	path, err := llamacpp.WriteV3(t.TempDir(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := llamacpp.LogProbs(path, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.NewRunner(fullCache(t, m.Config))
+	hits := 0
+	for i, id := range ids {
+		logits, err := r.Forward(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want[i]) != len(logits) {
+			t.Fatalf("llama.cpp gave %d log-probabilities, the model has %d tokens", len(want[i]), len(logits))
+		}
+		best, bestRef := 0, 0
+		for j, lp := range logSoftmax(logits) {
+			ref := float64(want[i][j])
+			if math.IsInf(ref, -1) {
+				// llama.cpp's float32 softmax underflowed to 0 there; so must
+				// ours have come near it.
+				if lp > -80 {
+					t.Errorf("position %d token %d: llama.cpp gives probability 0, kvscope log-prob %.3g", i, j, lp)
+				}
+				continue
+			}
+			worst = math.Max(worst, math.Abs(lp-ref))
+			if logits[j] > logits[best] {
+				best = j
+			}
+			if want[i][j] > want[i][bestRef] {
+				bestRef = j
+			}
+		}
+		if best == bestRef {
+			hits++
+		}
+	}
+	return worst, float64(hits) / float64(len(ids))
+}
+
+// archIDs are the ids fed to each architecture: 26 positions, so Gemma 3's
+// 4-position window slides 20 times.
+var archIDs = []int{1, 300, 41, 7, 399, 120, 5, 64, 200, 33, 17, 250, 90, 91, 92, 93, 11, 12, 13, 14, 260, 261, 262, 263, 500, 511}
+
+// realWidthSpecs are the real models' widths — heads, KV heads, head
+// width, feed-forward width, rope base — with few layers and a small
+// vocabulary: SmolLM2-135M, Llama-3.2-1B (with its rope factors),
+// Qwen2.5-0.5B, Qwen3-0.6B and Gemma-3-270M (seven layers, so the sixth is
+// global, and a 4-position window so that it slides).
+var realWidthSpecs = []struct {
+	name string
+	spec ggufwrite.LlamaSpec
+}{
+	{"SmolLM2-135M", ggufwrite.LlamaSpec{Arch: "llama", Dim: 576, EmbedStd: 4 / math.Sqrt(576), Layers: 2, Heads: 9, KVHeads: 3, Hidden: 1536, Vocab: 512, Context: 64, NormEps: 1e-5, RopeBase: 1e5, Version: 3, Seed: 11}},
+	{"Llama-3.2-1B", ggufwrite.LlamaSpec{Arch: "llama", Dim: 2048, EmbedStd: 4 / math.Sqrt(2048), Layers: 1, Heads: 32, KVHeads: 8, Hidden: 8192, Vocab: 512, Context: 64, NormEps: 1e-5, RopeBase: 5e5, RopeFactors: true, Version: 3, Seed: 12}},
+	{"Qwen2.5-0.5B", ggufwrite.LlamaSpec{Arch: "qwen2", Dim: 896, EmbedStd: 4 / math.Sqrt(896), Layers: 2, Heads: 14, KVHeads: 2, Hidden: 4864, Vocab: 512, Context: 64, NormEps: 1e-6, RopeBase: 1e6, Version: 3, Seed: 13}},
+	{"Qwen3-0.6B", ggufwrite.LlamaSpec{Arch: "qwen3", Dim: 1024, EmbedStd: 4 / math.Sqrt(1024), Layers: 2, Heads: 16, KVHeads: 8, HeadDim: 128, Hidden: 3072, Vocab: 512, Context: 64, NormEps: 1e-6, RopeBase: 1e6, Version: 3, Seed: 14}},
+	{"Gemma-3-270M", ggufwrite.LlamaSpec{Arch: "gemma3", Dim: 640, EmbedStd: 4 / math.Sqrt(640), Layers: 7, Heads: 4, KVHeads: 1, HeadDim: 256, Hidden: 2048, Vocab: 512, Context: 64, NormEps: 1e-6, RopeBase: 1e6, Window: 4, Version: 3, Seed: 15}},
+}
+
+// TestArchLogProbsMatchLlamaCpp: each architecture's synthesized F32 file,
+// at the real models' widths, gives llama.cpp's next-token
+// log-probabilities at every position within 1e-4 — Gemma 3 within 1e-2,
+// because llama.cpp's CPU GELU reads an fp16 table
+// (TestArchForwardMatchesNaive holds it to the exact reference).
+func TestArchLogProbsMatchLlamaCpp(t *testing.T) {
+	llamacpp.Require(t)
+	for _, rs := range realWidthSpecs {
+		s := rs.spec
+		t.Run(rs.name, func(t *testing.T) {
+			data := ggufwrite.Llama(s)
+			m, err := model.Load(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst, agree := archLogProbs(t, m, data, archIDs)
+			tol := 1e-4
+			if s.Arch == "gemma3" {
+				tol = 1e-2
+			}
+			t.Logf("%s (%s) F32: max |Δ log-prob| %.3g over %d positions × %d tokens, argmax agreement %.0f %%", rs.name, s.Arch, worst, len(archIDs), m.Config.Vocab, 100*agree)
+			if !(worst <= tol) {
+				t.Errorf("%s: max |Δ log-prob| %.3g against llama.cpp, want ≤ %g", s.Arch, worst, tol)
+			}
+		})
 	}
 }

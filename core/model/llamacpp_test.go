@@ -74,7 +74,7 @@ func TestAsV3(t *testing.T) {
 		t.Fatalf("version byte %d, want 3", v3[4])
 	}
 	a, b := loadBytes(t, data), loadBytes(t, v3)
-	if a.Config != b.Config || a.Tokenizer.VocabSize() != b.Tokenizer.VocabSize() {
+	if !a.Config.Equal(b.Config) || a.Tokenizer.VocabSize() != b.Tokenizer.VocabSize() {
 		t.Fatalf("config %+v vs %+v", a.Config, b.Config)
 	}
 	la, _ := a.NewRunner(fullCache(t, a.Config)).Forward(1)

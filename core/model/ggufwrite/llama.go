@@ -32,6 +32,11 @@ type LlamaSpec struct {
 	// RopeFactors writes Llama 3's rope_freqs.weight: per-pair factors
 	// that divide RoPE's angles.
 	RopeFactors bool
+	// EmbedStd is the standard deviation of the token embedding's
+	// values (1 when 0). A tied classifier's logits spread by about
+	// EmbedStd·√Dim: at real widths, 4/√Dim keeps the next-token
+	// distribution from collapsing on one token.
+	EmbedStd float64
 }
 
 // arch returns s.Arch, "llama" when empty.
@@ -186,7 +191,11 @@ func eachWeight(s LlamaSpec, f func(Tensor)) {
 	hd := s.headDim()
 	d, q, kv, h, v := uint64(s.Dim), uint64(hd*s.Heads), uint64(hd*s.KVHeads), uint64(s.Hidden), uint64(s.Vocab)
 	in := 1 / math.Sqrt(float64(s.Dim))
-	f(F32("token_embd.weight", rnd(s.Dim*s.Vocab, 1, 0), d, v))
+	std := s.EmbedStd
+	if std == 0 {
+		std = 1
+	}
+	f(F32("token_embd.weight", rnd(s.Dim*s.Vocab, std, 0), d, v))
 	if s.RopeFactors {
 		// Llama 3's shape: factor 1 for the fast pairs, up to 8 for the slow.
 		fs := make([]float32, hd/2)
