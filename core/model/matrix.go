@@ -28,7 +28,7 @@ func NewQuantMatrix(typ gguf.TensorType, rows, cols int, q []byte) (Matrix, erro
 		return Matrix{}, fmt.Errorf("model: %w", err)
 	}
 	if rb := typ.RowBytes(cols); rows < 0 || rb < 0 || len(q) != rows*rb {
-		return Matrix{}, fmt.Errorf("model: %d bytes are not %d rows of %d %v values", len(q), rows, cols, typ)
+		return Matrix{}, fmt.Errorf("model: %d bytes are not %d rows of %d %v values (rows of %d bytes)", len(q), rows, cols, typ, rb)
 	}
 	return Matrix{Rows: rows, Cols: cols, Type: typ, Q: q}, nil
 }
@@ -57,19 +57,17 @@ func (m *Matrix) sharesWith(o *Matrix) bool {
 	return false
 }
 
-// MulVec sets dst[i] = Σ_j m[i][j]·x[j] for the len(dst) = Rows rows; x
-// has Cols values. Stored rows are dotted with the codec's fused kernel
-// (per block, Σ quant·x in float32, scaled once). It allocates nothing.
+// MulVec sets dst[i] = Σ_j m[i][j]·x[j] for the first len(dst) ≤ Rows
+// rows; x has Cols values. Stored rows are dotted with the codec's fused
+// kernels (gguf.Codec.MulVec: per block, Σ quant·x in float32, scaled
+// once). It allocates nothing.
 func (m *Matrix) MulVec(dst, x []float32) {
 	if m.Type == gguf.TypeF32 {
 		matVec(dst, m.F, x)
 		return
 	}
 	c, rb := m.codec()
-	q := m.Q[:len(dst)*rb]
-	for i := range dst {
-		dst[i] = c.Dot(q[i*rb:(i+1)*rb], x)
-	}
+	c.MulVec(dst, m.Q[:len(dst)*rb], x)
 }
 
 // Row writes row i of m, dequantized exactly as ggml does, into dst (Cols

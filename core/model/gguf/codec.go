@@ -23,8 +23,40 @@ type Codec struct {
 	elems, bytes int
 
 	dequant func(dst []float32, src []byte)
-	dot     func(row []byte, x []float32) float32
-	quant   func(dst []byte, x []float32)
+	// dot is nil for the types with a per-block min, whose kernels also
+	// take the sums of x over each 32 values (the same for every row; see
+	// dotSums).
+	dot   func(row []byte, x []float32) float32
+	quant func(dst []byte, x []float32)
+}
+
+// dotSums calls the kernel of a type with a per-block min, given xs[k] =
+// Σ x[32k:32k+32]. It is a switch rather than a func field so that callers
+// can keep xs on their stack: a slice passed through a func value escapes.
+func (c *Codec) dotSums(row []byte, x, xs []float32) float32 {
+	switch c.typ {
+	case TypeQ4_1:
+		return dotQ4_1(row, x, xs)
+	case TypeQ5_1:
+		return dotQ5_1(row, x, xs)
+	case TypeQ4_K:
+		return dotQ4_K(row, x, xs)
+	case TypeQ5_K:
+		return dotQ5_K(row, x, xs)
+	}
+	panic("gguf: " + c.typ.String() + " has no dot kernel")
+}
+
+// sumChunk is the most values whose block sums MulVec and Dot keep on the
+// stack (512 sums, 2 KiB); longer rows are dotted in chunks of it, a whole
+// number of blocks of every type.
+const sumChunk = 16384
+
+// blockSums sets xs[k] = Σ x[32k:32k+32] for the len(x)/32 blocks.
+func blockSums(xs, x []float32) {
+	for k := range xs {
+		xs[k] = sum32((*[32]float32)(x[32*k:]))
+	}
 }
 
 func init() {
@@ -77,7 +109,47 @@ func (c *Codec) Dequantize(dst []float32, src []byte) {
 // len(row) = Type().RowBytes(len(x)).
 func (c *Codec) Dot(row []byte, x []float32) float32 {
 	c.check(len(row), len(x))
-	return c.dot(row, x)
+	if c.dot != nil {
+		return c.dot(row, x)
+	}
+	var buf [sumChunk / 32]float32
+	var s float32
+	for len(x) > 0 {
+		n := min(len(x), sumChunk)
+		xs := buf[:n/32]
+		blockSums(xs, x[:n])
+		nb := n / c.elems * c.bytes
+		s += c.dotSums(row[:nb], x[:n], xs)
+		row, x = row[nb:], x[n:]
+	}
+	return s
+}
+
+// MulVec sets dst[i] = Dot(row i, x) for the len(dst) rows stored one
+// after the other in rows, which must hold exactly len(dst) rows of len(x)
+// values. It allocates nothing; for the types with a per-block min (Q4_1,
+// Q5_1, Q4_K, Q5_K) it sums x over each block once, not once per row.
+func (c *Codec) MulVec(dst []float32, rows []byte, x []float32) {
+	rb := len(x) / c.elems * c.bytes
+	if len(rows) != len(dst)*rb {
+		c.badLength(len(rows), len(dst)*len(x))
+	}
+	if len(dst) == 0 {
+		return
+	}
+	c.check(rb, len(x))
+	if c.dot != nil || len(x) > sumChunk {
+		for i := range dst {
+			dst[i] = c.Dot(rows[i*rb:(i+1)*rb], x)
+		}
+		return
+	}
+	var buf [sumChunk / 32]float32
+	xs := buf[:len(x)/32]
+	blockSums(xs, x)
+	for i := range dst {
+		dst[i] = c.dotSums(rows[i*rb:(i+1)*rb], x, xs)
+	}
 }
 
 // Quantize encodes x into dst as ggml's quantize_row_*_ref does (the
@@ -110,16 +182,17 @@ var (
 )
 
 // halfToFloat returns the IEEE half-precision value with bits h, exactly
-// (as ggml's GGML_FP16_TO_FP32). The magnitude bits shifted into a float32
-// are the value scaled by 2^−112 for normal and subnormal halves alike;
-// infinities and NaNs get the float32 all-ones exponent.
+// (as ggml's GGML_FP16_TO_FP32). The sign and magnitude bits moved into a
+// float32 (magnitude shifted up 13) are the value scaled by 2^−112, for
+// normal and subnormal halves alike; infinities and NaNs get the float32
+// all-ones exponent.
 func halfToFloat(h uint16) float32 {
-	m := uint32(h&0x7fff) << 13
-	f := math.Float32frombits(m) * 0x1p112
-	if h&0x7c00 == 0x7c00 {
-		f = math.Float32frombits(m | 0x7f800000)
+	u := uint32(h)
+	b := u&0x8000<<16 | u&0x7fff<<13
+	if u&0x7c00 == 0x7c00 {
+		return math.Float32frombits(b | 0x7f800000)
 	}
-	return math.Float32frombits(math.Float32bits(f) | uint32(h&0x8000)<<16)
+	return math.Float32frombits(b) * 0x1p112
 }
 
 // half reads the little-endian half at b[0:2].
@@ -166,17 +239,18 @@ func dequantF32(dst []float32, src []byte) {
 }
 
 func dotF32(row []byte, x []float32) float32 {
-	row = row[:4*len(x)]
-	var s0, s1 float32
-	i := 0
-	for ; i+1 < len(x); i += 2 {
-		s0 += math.Float32frombits(binary.LittleEndian.Uint32(row[4*i:])) * x[i]
-		s1 += math.Float32frombits(binary.LittleEndian.Uint32(row[4*i+4:])) * x[i+1]
+	var a0, a1, a2, a3 float32
+	for ; len(x) >= 4; row, x = row[16:], x[4:] {
+		r, xb := (*[16]byte)(row), (*[4]float32)(x)
+		a0 += math.Float32frombits(binary.LittleEndian.Uint32(r[0:])) * xb[0]
+		a1 += math.Float32frombits(binary.LittleEndian.Uint32(r[4:])) * xb[1]
+		a2 += math.Float32frombits(binary.LittleEndian.Uint32(r[8:])) * xb[2]
+		a3 += math.Float32frombits(binary.LittleEndian.Uint32(r[12:])) * xb[3]
 	}
-	for ; i < len(x); i++ {
-		s0 += math.Float32frombits(binary.LittleEndian.Uint32(row[4*i:])) * x[i]
+	for i := range x {
+		a0 += math.Float32frombits(binary.LittleEndian.Uint32(row[4*i:])) * x[i]
 	}
-	return s0 + s1
+	return (a0 + a1) + (a2 + a3)
 }
 
 func quantF32(dst []byte, x []float32) {
@@ -194,17 +268,18 @@ func dequantF16(dst []float32, src []byte) {
 }
 
 func dotF16(row []byte, x []float32) float32 {
-	row = row[:2*len(x)]
-	var s0, s1 float32
-	i := 0
-	for ; i+1 < len(x); i += 2 {
-		s0 += halfToFloat(binary.LittleEndian.Uint16(row[2*i:])) * x[i]
-		s1 += halfToFloat(binary.LittleEndian.Uint16(row[2*i+2:])) * x[i+1]
+	var a0, a1, a2, a3 float32
+	for ; len(x) >= 4; row, x = row[8:], x[4:] {
+		r, xb := (*[8]byte)(row), (*[4]float32)(x)
+		a0 += halfToFloat(uint16(r[0])|uint16(r[1])<<8) * xb[0]
+		a1 += halfToFloat(uint16(r[2])|uint16(r[3])<<8) * xb[1]
+		a2 += halfToFloat(uint16(r[4])|uint16(r[5])<<8) * xb[2]
+		a3 += halfToFloat(uint16(r[6])|uint16(r[7])<<8) * xb[3]
 	}
-	for ; i < len(x); i++ {
-		s0 += halfToFloat(binary.LittleEndian.Uint16(row[2*i:])) * x[i]
+	for i := range x {
+		a0 += half(row[2*i:]) * x[i]
 	}
-	return s0 + s1
+	return (a0 + a1) + (a2 + a3)
 }
 
 func quantF16(dst []byte, x []float32) {
@@ -222,17 +297,18 @@ func dequantBF16(dst []float32, src []byte) {
 }
 
 func dotBF16(row []byte, x []float32) float32 {
-	row = row[:2*len(x)]
-	var s0, s1 float32
-	i := 0
-	for ; i+1 < len(x); i += 2 {
-		s0 += bf16ToFloat(binary.LittleEndian.Uint16(row[2*i:])) * x[i]
-		s1 += bf16ToFloat(binary.LittleEndian.Uint16(row[2*i+2:])) * x[i+1]
+	var a0, a1, a2, a3 float32
+	for ; len(x) >= 4; row, x = row[8:], x[4:] {
+		r, xb := (*[8]byte)(row), (*[4]float32)(x)
+		a0 += math.Float32frombits(uint32(r[0])<<16|uint32(r[1])<<24) * xb[0]
+		a1 += math.Float32frombits(uint32(r[2])<<16|uint32(r[3])<<24) * xb[1]
+		a2 += math.Float32frombits(uint32(r[4])<<16|uint32(r[5])<<24) * xb[2]
+		a3 += math.Float32frombits(uint32(r[6])<<16|uint32(r[7])<<24) * xb[3]
 	}
-	for ; i < len(x); i++ {
-		s0 += bf16ToFloat(binary.LittleEndian.Uint16(row[2*i:])) * x[i]
+	for i := range x {
+		a0 += bf16ToFloat(binary.LittleEndian.Uint16(row[2*i:])) * x[i]
 	}
-	return s0 + s1
+	return (a0 + a1) + (a2 + a3)
 }
 
 func quantBF16(dst []byte, x []float32) {

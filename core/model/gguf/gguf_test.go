@@ -166,6 +166,46 @@ func TestReadFloat32Errors(t *testing.T) {
 	}
 }
 
+// A File from LoadBytes reads the same values as one from Load, and its
+// ReadBytes are sub-slices of the loaded bytes, capacity clipped.
+func TestLoadBytes(t *testing.T) {
+	data := ggufwrite.Encode(3, allTypesKVs(), testTensors())
+	fr, err := gguf.Load(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := gguf.LoadBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fr.Tensors, fb.Tensors) || !reflect.DeepEqual(fr.Metadata, fb.Metadata) {
+		t.Fatal("LoadBytes parsed another header")
+	}
+	for i := range fb.Tensors {
+		ti := &fb.Tensors[i]
+		a, err1 := fr.ReadFloat32(ti.Name)
+		b, err2 := fb.ReadFloat32(ti.Name)
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: %v, %v", ti.Name, err1, err2)
+		}
+		raw, err := fb.ReadBytes(ti)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := fb.DataOffset + int64(ti.Offset)
+		if len(raw) != int(ti.NumBytes()) || cap(raw) != len(raw) || &raw[0] != &data[start] {
+			t.Fatalf("%s: ReadBytes is not data[%d:%d] clipped", ti.Name, start, start+int64(ti.NumBytes()))
+		}
+	}
+	bad := gguf.TensorInfo{Name: "x", Dims: []uint64{32}, Type: gguf.TypeQ8_0, Offset: uint64(len(data))}
+	if _, err := fb.ReadBytes(&bad); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("a tensor past the end: err = %v", err)
+	}
+	if _, err := gguf.LoadBytes(data[:10]); err == nil {
+		t.Error("LoadBytes accepted a truncated header")
+	}
+}
+
 // header builds the start of a file by hand, for malformed-input cases.
 func header(version uint32, nTensors, nKV uint64) []byte {
 	b := []byte(gguf.Magic)

@@ -21,8 +21,8 @@ import "math"
 //	  qh[l] (bits 0–1, 2–3, 4–5, 6–7), minus 32; their scales are
 //	  scales[l/16 + 0, 2, 4, 6]. w = d·scale·q.
 var (
-	codecQ4_K = Codec{dequant: dequantQ4_K, dot: dotQ4_K, quant: quantQ4_K}
-	codecQ5_K = Codec{dequant: dequantQ5_K, dot: dotQ5_K, quant: quantQ5_K}
+	codecQ4_K = Codec{dequant: dequantQ4_K, quant: quantQ4_K}
+	codecQ5_K = Codec{dequant: dequantQ5_K, quant: quantQ5_K}
 	codecQ6_K = Codec{dequant: dequantQ6_K, dot: dotQ6_K, quant: quantQ6_K}
 )
 
@@ -70,34 +70,21 @@ func dequantQ4_K(dst []float32, src []byte) {
 	}
 }
 
-func dotQ4_K(row []byte, x []float32) float32 {
+// dotQ4_K takes xs[k] = Σ x[32k:32k+32] (see Codec.MulVec).
+func dotQ4_K(row []byte, x, xs []float32) float32 {
 	var s float32
-	for ; len(x) >= 256; row, x = row[144:], x[256:] {
-		b := (*[144]byte)(row)
-		d, dmin := half(b[0:2]), half(b[2:4])
+	for ; len(x) >= 256 && len(xs) >= 8; row, x, xs = row[144:], x[256:], xs[8:] {
+		b, xk := (*[144]byte)(row), (*[8]float32)(xs)
 		sc := (*[12]byte)(b[4:16])
 		var sq, sm float32 // Σ sc·Σq·x and Σ m·Σx over the sub-blocks
 		for c := range 4 {
 			s0, m0 := scaleMinK4(2*c, sc)
 			s1, m1 := scaleMinK4(2*c+1, sc)
-			q := (*[32]byte)(b[16+32*c:])
-			xl, xh := (*[32]float32)(x[64*c:]), (*[32]float32)(x[64*c+32:])
-			var a0, a1, a2, a3, x0, x1, x2, x3 float32
-			for l := 0; l < 31; l += 2 {
-				v0, v1 := q[l], q[l+1]
-				a0 += lo4[v0] * xl[l]
-				a1 += hi4[v0] * xh[l]
-				a2 += lo4[v1] * xl[l+1]
-				a3 += hi4[v1] * xh[l+1]
-				x0 += xl[l]
-				x1 += xh[l]
-				x2 += xl[l+1]
-				x3 += xh[l+1]
-			}
-			sq += float32(s0)*(a0+a2) + float32(s1)*(a1+a3)
-			sm += float32(m0)*(x0+x2) + float32(m1)*(x1+x3)
+			a0, a1 := dotNibbles(&lo4, &hi4, (*[32]byte)(b[16+32*c:]), (*[32]float32)(x[64*c:]), (*[32]float32)(x[64*c+32:]))
+			sq += u8f[s0]*a0 + u8f[s1]*a1
+			sm += u8f[m0]*xk[2*c] + u8f[m1]*xk[2*c+1]
 		}
-		s += d*sq - dmin*sm
+		s += half(b[0:2])*sq - half(b[2:4])*sm
 	}
 	return s
 }
@@ -144,32 +131,28 @@ func dequantQ5_K(dst []float32, src []byte) {
 	}
 }
 
-func dotQ5_K(row []byte, x []float32) float32 {
+// dotQ5_K takes xs as dotQ4_K.
+func dotQ5_K(row []byte, x, xs []float32) float32 {
 	var s float32
-	for ; len(x) >= 256; row, x = row[176:], x[256:] {
-		b := (*[176]byte)(row)
-		d, dmin := half(b[0:2]), half(b[2:4])
+	var lo, hi [32]byte
+	for ; len(x) >= 256 && len(xs) >= 8; row, x, xs = row[176:], x[256:], xs[8:] {
+		b, xk := (*[176]byte)(row), (*[8]float32)(xs)
 		sc := (*[12]byte)(b[4:16])
-		qh := (*[32]byte)(b[16:48])
 		var sq, sm float32
 		for c := range 4 {
 			s0, m0 := scaleMinK4(2*c, sc)
 			s1, m1 := scaleMinK4(2*c+1, sc)
-			q := (*[32]byte)(b[48+32*c:])
-			xl, xh := (*[32]float32)(x[64*c:]), (*[32]float32)(x[64*c+32:])
-			shift := uint(2 * c)
-			var a0, a1, x0, x1 float32
-			for l, v := range q {
-				h := qh[l] >> shift
-				a0 += u8f[v&15|h<<4&16] * xl[l]
-				a1 += u8f[v>>4|h<<3&16] * xh[l]
-				x0 += xl[l]
-				x1 += xh[l]
+			// Eight values at a time: nibbles, and bits 2c and 2c+1 of qh
+			// moved to bit 4.
+			for k := 0; k < 32; k += 8 {
+				w, h := get8(b[48+32*c+k:]), get8(b[16+k:])>>(2*c)
+				put8(lo[k:], w&lowNibbles|h&lowBits<<4)
+				put8(hi[k:], w>>4&lowNibbles|h>>1&lowBits<<4)
 			}
-			sq += float32(s0)*a0 + float32(s1)*a1
-			sm += float32(m0)*x0 + float32(m1)*x1
+			sq += u8f[s0]*dotTab32(&u8f, &lo, (*[32]float32)(x[64*c:])) + u8f[s1]*dotTab32(&u8f, &hi, (*[32]float32)(x[64*c+32:]))
+			sm += u8f[m0]*xk[2*c] + u8f[m1]*xk[2*c+1]
 		}
-		s += d*sq - dmin*sm
+		s += half(b[0:2])*sq - half(b[2:4])*sm
 	}
 	return s
 }
@@ -222,25 +205,23 @@ func dequantQ6_K(dst []float32, src []byte) {
 
 func dotQ6_K(row []byte, x []float32) float32 {
 	var s float32
+	var q [128]byte
 	for ; len(x) >= 256; row, x = row[210:], x[256:] {
 		b := (*[210]byte)(row)
 		var sq float32 // Σ scale·Σ q·x over the 16 sub-blocks
 		for n := range 2 {
-			ql := (*[64]byte)(b[64*n:])
-			qh := (*[32]byte)(b[128+32*n:])
-			sc := (*[8]byte)(b[192+8*n:])
-			xs := (*[128]float32)(x[128*n:])
-			for g := range 2 { // l in [16g, 16g+16): scales g, g+2, g+4, g+6
-				var a1, a2, a3, a4 float32
-				for l := 16 * g; l < 16*g+16; l++ {
-					h := qh[l]
-					a1 += i8f[ql[l]&15|h&3<<4-32] * xs[l]
-					a2 += i8f[ql[l+32]&15|h>>2&3<<4-32] * xs[l+32]
-					a3 += i8f[ql[l]>>4|h>>4&3<<4-32] * xs[l+64]
-					a4 += i8f[ql[l+32]>>4|h>>6&3<<4-32] * xs[l+96]
-				}
-				sq += i8f[sc[g]]*a1 + i8f[sc[g+2]]*a2 + i8f[sc[g+4]]*a3 + i8f[sc[g+6]]*a4
+			// Value r of the half has scale r/16: the groups of 32 (l,
+			// l+32, l+64, l+96) are in order. Eight values of each at a
+			// time.
+			ql, qh := b[64*n:64*n+64], b[128+32*n:128+32*n+32]
+			for l := 0; l < 32; l += 8 {
+				w0, w1, h := get8(ql[l:]), get8(ql[l+32:]), get8(qh[l:])
+				put8(q[l:], w0&lowNibbles|h&lowPairs<<4)
+				put8(q[l+32:], w1&lowNibbles|h>>2&lowPairs<<4)
+				put8(q[l+64:], w0>>4&lowNibbles|h>>4&lowPairs<<4)
+				put8(q[l+96:], w1>>4&lowNibbles|h>>6&lowPairs<<4)
 			}
+			sq += dotTabScaled16(&m32f, &q, (*[8]byte)(b[192+8*n:]), (*[128]float32)(x[128*n:]))
 		}
 		s += half(b[208:210]) * sq
 	}

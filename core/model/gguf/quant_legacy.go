@@ -19,9 +19,9 @@ import (
 var (
 	codecQ8_0 = Codec{dequant: dequantQ8_0, dot: dotQ8_0, quant: quantQ8_0}
 	codecQ4_0 = Codec{dequant: dequantQ4_0, dot: dotQ4_0, quant: quantQ4_0}
-	codecQ4_1 = Codec{dequant: dequantQ4_1, dot: dotQ4_1, quant: quantQ4_1}
+	codecQ4_1 = Codec{dequant: dequantQ4_1, quant: quantQ4_1}
 	codecQ5_0 = Codec{dequant: dequantQ5_0, dot: dotQ5_0, quant: quantQ5_0}
-	codecQ5_1 = Codec{dequant: dequantQ5_1, dot: dotQ5_1, quant: quantQ5_1}
+	codecQ5_1 = Codec{dequant: dequantQ5_1, quant: quantQ5_1}
 )
 
 func dequantQ8_0(dst []float32, src []byte) {
@@ -127,20 +127,13 @@ func dequantQ4_1(dst []float32, src []byte) {
 	}
 }
 
-func dotQ4_1(row []byte, x []float32) float32 {
+// dotQ4_1 takes xs[k] = Σ x[32k:32k+32] (see Codec.MulVec).
+func dotQ4_1(row []byte, x, xs []float32) float32 {
 	var s float32
-	for ; len(x) >= 32; row, x = row[20:], x[32:] {
+	for ; len(x) >= 32 && len(xs) > 0; row, x, xs = row[20:], x[32:], xs[1:] {
 		b, xb := (*[20]byte)(row), (*[32]float32)(x)
-		q := (*[16]byte)(b[4:])
-		var a0, a1, s0, s1 float32
-		for j := range 16 {
-			v := q[j]
-			a0 += lo4[v] * xb[j]
-			a1 += hi4[v] * xb[j+16]
-			s0 += xb[j]
-			s1 += xb[j+16]
-		}
-		s += half(b[0:2])*(a0+a1) + half(b[2:4])*(s0+s1)
+		a := dotNibbles16(&lo4, &hi4, (*[16]byte)(b[4:]), (*[16]float32)(xb[:16]), (*[16]float32)(xb[16:]))
+		s += half(b[0:2])*a + half(b[2:4])*xs[0]
 	}
 	return s
 }
@@ -178,18 +171,18 @@ func dequantQ5_0(dst []float32, src []byte) {
 
 func dotQ5_0(row []byte, x []float32) float32 {
 	var s float32
+	var q [32]byte
 	for ; len(x) >= 32; row, x = row[22:], x[32:] {
 		b, xb := (*[22]byte)(row), (*[32]float32)(x)
-		qh := binary.LittleEndian.Uint32(b[2:6])
-		q := (*[16]byte)(b[6:])
-		var a0, a1 float32
-		for j := range 16 {
-			v := q[j]
-			// q − 16 as a byte wraps to the int8 of the same value.
-			a0 += i8f[byte(v&15|byte(qh>>j)<<4&0x10)-16] * xb[j]
-			a1 += i8f[byte(v>>4|byte(qh>>(j+12))&0x10)-16] * xb[j+16]
+		unpack5(&q, b[6:22], binary.LittleEndian.Uint32(b[2:6]))
+		var a0, a1, a2, a3 float32
+		for j := 0; j < 25; j += 8 {
+			a0 += m16f[q[j]]*xb[j] + m16f[q[j+4]]*xb[j+4]
+			a1 += m16f[q[j+1]]*xb[j+1] + m16f[q[j+5]]*xb[j+5]
+			a2 += m16f[q[j+2]]*xb[j+2] + m16f[q[j+6]]*xb[j+6]
+			a3 += m16f[q[j+3]]*xb[j+3] + m16f[q[j+7]]*xb[j+7]
 		}
-		s += half(b[0:2]) * (a0 + a1)
+		s += half(b[0:2]) * ((a0 + a1) + (a2 + a3))
 	}
 	return s
 }
@@ -227,21 +220,14 @@ func dequantQ5_1(dst []float32, src []byte) {
 	}
 }
 
-func dotQ5_1(row []byte, x []float32) float32 {
+// dotQ5_1 takes xs as dotQ4_1.
+func dotQ5_1(row []byte, x, xs []float32) float32 {
 	var s float32
-	for ; len(x) >= 32; row, x = row[24:], x[32:] {
-		b, xb := (*[24]byte)(row), (*[32]float32)(x)
-		qh := binary.LittleEndian.Uint32(b[4:8])
-		q := (*[16]byte)(b[8:])
-		var a0, a1, s0, s1 float32
-		for j := range 16 {
-			v := q[j]
-			a0 += u8f[v&15|byte(qh>>j)<<4&0x10] * xb[j]
-			a1 += u8f[v>>4|byte(qh>>(j+12))&0x10] * xb[j+16]
-			s0 += xb[j]
-			s1 += xb[j+16]
-		}
-		s += half(b[0:2])*(a0+a1) + half(b[2:4])*(s0+s1)
+	var q [32]byte
+	for ; len(x) >= 32 && len(xs) > 0; row, x, xs = row[24:], x[32:], xs[1:] {
+		b := (*[24]byte)(row)
+		unpack5(&q, b[8:24], binary.LittleEndian.Uint32(b[4:8]))
+		s += half(b[0:2])*dotTab32(&u8f, &q, (*[32]float32)(x)) + half(b[2:4])*xs[0]
 	}
 	return s
 }

@@ -530,3 +530,50 @@ func ExampleCodec() {
 	// 34 bytes; x[5] = 1.2500, w[5] = 1.2207; Σx = 124, Σw = 124.02
 	// gguf: type Q2_K not supported
 }
+
+// MulVec equals Dot row by row, exactly, and allocates nothing; rows longer
+// than the sums kept on the stack (16,384 values) are dotted in chunks
+// that give the dequantized dot too.
+func TestCodecMulVec(t *testing.T) {
+	for _, tc := range decodable {
+		c := codec(t, tc.typ)
+		for _, n := range []int{256, 16384 + 512} {
+			const rows = 5
+			m := make([]byte, rows*tc.typ.RowBytes(n))
+			c.Quantize(m, gaussian(rows*n, uint64(n)))
+			x := gaussian(n, 11)
+			dst := make([]float32, rows)
+			c.MulVec(dst, m, x)
+			rb := tc.typ.RowBytes(n)
+			w := make([]float32, n)
+			for i := range rows {
+				if d := c.Dot(m[i*rb:(i+1)*rb], x); d != dst[i] {
+					t.Fatalf("%v, %d values: row %d: MulVec %v, Dot %v", tc.typ, n, i, dst[i], d)
+				}
+				c.Dequantize(w, m[i*rb:(i+1)*rb])
+				var ref, mag float64
+				for j := range w {
+					ref += float64(w[j]) * float64(x[j])
+					mag += math.Abs(float64(w[j]) * float64(x[j]))
+				}
+				if d := math.Abs(float64(dst[i]) - ref); d > 1e-5*mag {
+					t.Fatalf("%v, %d values: row %d: %v, dequantized %v", tc.typ, n, i, dst[i], ref)
+				}
+			}
+			if a := testing.AllocsPerRun(5, func() { c.MulVec(dst, m, x) }); a != 0 {
+				t.Errorf("%v: MulVec allocates %v times", tc.typ, a)
+			}
+			if a := testing.AllocsPerRun(5, func() { sink = c.Dot(m[:rb], x) }); a != 0 {
+				t.Errorf("%v: Dot allocates %v times", tc.typ, a)
+			}
+		}
+		func() {
+			defer func() {
+				if r, _ := recover().(string); !strings.HasPrefix(r, "gguf: "+tc.typ.String()+": ") {
+					t.Errorf("%v: MulVec of a short matrix: recovered %q", tc.typ, r)
+				}
+			}()
+			c.MulVec(make([]float32, 2), make([]byte, tc.typ.RowBytes(256)), make([]float32, 256))
+		}()
+	}
+}
