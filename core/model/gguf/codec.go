@@ -30,35 +30,6 @@ type Codec struct {
 	quant func(dst []byte, x []float32)
 }
 
-// dotSums calls the kernel of a type with a per-block min, given xs[k] =
-// Σ x[32k:32k+32]. It is a switch rather than a func field so that callers
-// can keep xs on their stack: a slice passed through a func value escapes.
-func (c *Codec) dotSums(row []byte, x, xs []float32) float32 {
-	switch c.typ {
-	case TypeQ4_1:
-		return dotQ4_1(row, x, xs)
-	case TypeQ5_1:
-		return dotQ5_1(row, x, xs)
-	case TypeQ4_K:
-		return dotQ4_K(row, x, xs)
-	case TypeQ5_K:
-		return dotQ5_K(row, x, xs)
-	}
-	panic("gguf: " + c.typ.String() + " has no dot kernel")
-}
-
-// sumChunk is the most values whose block sums MulVec and Dot keep on the
-// stack (512 sums, 2 KiB); longer rows are dotted in chunks of it, a whole
-// number of blocks of every type.
-const sumChunk = 16384
-
-// blockSums sets xs[k] = Σ x[32k:32k+32] for the len(x)/32 blocks.
-func blockSums(xs, x []float32) {
-	for k := range xs {
-		xs[k] = sum32((*[32]float32)(x[32*k:]))
-	}
-}
-
 func init() {
 	for i := range tensorTypes {
 		if c := tensorTypes[i].codec; c != nil {
@@ -169,6 +140,35 @@ func (c *Codec) check(nb, n int) {
 
 func (c *Codec) badLength(nb, n int) {
 	panic(fmt.Sprintf("gguf: %v: %d bytes for %d values (blocks of %d values in %d bytes)", c.typ, nb, n, c.elems, c.bytes))
+}
+
+// dotSums calls the kernel of a type with a per-block min, given xs[k] =
+// Σ x[32k:32k+32]. It is a switch rather than a func field so that callers
+// can keep xs on their stack: a slice passed through a func value escapes.
+func (c *Codec) dotSums(row []byte, x, xs []float32) float32 {
+	switch c.typ {
+	case TypeQ4_1:
+		return dotQ4_1(row, x, xs)
+	case TypeQ5_1:
+		return dotQ5_1(row, x, xs)
+	case TypeQ4_K:
+		return dotQ4_K(row, x, xs)
+	case TypeQ5_K:
+		return dotQ5_K(row, x, xs)
+	}
+	panic("gguf: " + c.typ.String() + " has no dot kernel")
+}
+
+// sumChunk is the most values whose block sums MulVec and Dot keep on the
+// stack (512 sums, 2 KiB); longer rows are dotted in chunks of it, a whole
+// number of blocks of every type.
+const sumChunk = 16384
+
+// blockSums sets xs[k] = Σ x[32k:32k+32] for the len(x)/32 blocks.
+func blockSums(xs, x []float32) {
+	for k := range xs {
+		xs[k] = sum32((*[32]float32)(x[32*k:]))
+	}
 }
 
 // Tables that turn a stored byte into float32 by a load rather than an

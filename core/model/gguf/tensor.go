@@ -203,6 +203,9 @@ func (f *File) ReadFloat32(name string) ([]float32, error) {
 	if !ok {
 		return nil, fmt.Errorf("gguf: no tensor %q", name)
 	}
+	if t.Type.codec() == nil {
+		return nil, fmt.Errorf("gguf: tensor %q: type %v not supported", t.Name, t.Type)
+	}
 	dst := make([]float32, t.NumElements())
 	return dst, f.ReadFloat32Into(t, dst)
 }
