@@ -237,26 +237,18 @@ func eachWeight(s LlamaSpec, f func(Tensor)) {
 	}
 }
 
-// Convert returns t re-encoded as typ (F32, F16, BF16, Q8_0 or Q4_0); t
-// must be F32. It panics for another type (test helper).
+// Convert returns t re-encoded as typ, any type Quant encodes; t must be
+// F32. It panics for another type, or rows that are not whole blocks of
+// typ (test helper).
 func Convert(t Tensor, typ gguf.TensorType) Tensor {
+	if typ == gguf.TypeF32 {
+		return t
+	}
 	x := make([]float32, len(t.Data)/4)
 	for i := range x {
 		x[i] = math.Float32frombits(uint32(t.Data[4*i]) | uint32(t.Data[4*i+1])<<8 | uint32(t.Data[4*i+2])<<16 | uint32(t.Data[4*i+3])<<24)
 	}
-	switch typ {
-	case gguf.TypeF32:
-		return t
-	case gguf.TypeF16:
-		return F16(t.Name, x, t.Dims...)
-	case gguf.TypeBF16:
-		return BF16(t.Name, x, t.Dims...)
-	case gguf.TypeQ8_0:
-		return Q8_0(t.Name, x, t.Dims...)
-	case gguf.TypeQ4_0:
-		return Q4_0(t.Name, x, t.Dims...)
-	}
-	panic(fmt.Sprintf("ggufwrite: cannot convert to %v", typ))
+	return must(t.Name, typ, x, t.Dims)
 }
 
 // Llama returns a whole GGUF file of s: LlamaKVs, then LlamaWeights with
