@@ -331,3 +331,48 @@ func TestArchLogProbsMatchLlamaCpp(t *testing.T) {
 		})
 	}
 }
+
+// quantTypes are the tensor types kvscope reads.
+var quantTypes = []gguf.TensorType{gguf.TypeF16, gguf.TypeBF16, gguf.TypeQ8_0, gguf.TypeQ4_0, gguf.TypeQ4_1,
+	gguf.TypeQ5_0, gguf.TypeQ5_1, gguf.TypeQ4_K, gguf.TypeQ5_K, gguf.TypeQ6_K}
+
+// TestBlockLayoutsMatchLlamaCpp: a file whose token embedding alone is
+// stored in each type — everything else F32, the classifier untied —
+// gives llama.cpp's log-probabilities within 1e-4. llama.cpp looks an
+// embedding row up by dequantizing it exactly, so this checks every
+// block layout bit for bit against ggml. Files with every matrix in the
+// type are then compared too: there llama.cpp rounds activations to the
+// weight's type, so its distance and argmax agreement are reported, while
+// kvscope is held to its exact float64 reference (TestLlamaEveryType,
+// TestArchForwardMatchesNaive).
+func TestBlockLayoutsMatchLlamaCpp(t *testing.T) {
+	llamacpp.Require(t)
+	base := ggufwrite.LlamaSpec{Arch: "llama", Dim: 256, Layers: 2, Heads: 4, KVHeads: 2, Hidden: 512, Vocab: 512, Context: 64,
+		NormEps: 1e-5, RopeBase: 1e4, Version: 3, Seed: 21, Untied: true, Type: gguf.TypeF32, EmbedStd: 0.5}
+	for _, typ := range quantTypes {
+		t.Run(typ.String(), func(t *testing.T) {
+			s := base
+			s.EmbedType = typ
+			data := ggufwrite.Llama(s)
+			m, err := model.LoadBytes(data, model.Options{KeepQuantized: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Weights.Embedding.Type != typ {
+				t.Fatalf("embedding held as %v", m.Weights.Embedding.Type)
+			}
+			worst, agree := archLogProbs(t, m, data, archIDs)
+			if !(worst <= 1e-4) || agree != 1 {
+				t.Errorf("%v embedding: max |Δ log-prob| %.3g, argmax agreement %.0f %% against llama.cpp", typ, worst, 100*agree)
+			}
+			s.EmbedType, s.Type = 0, typ
+			data = ggufwrite.Llama(s)
+			if m, err = model.LoadBytes(data, model.Options{KeepQuantized: true}); err != nil {
+				t.Fatal(err)
+			}
+			all, allAgree := archLogProbs(t, m, data, archIDs)
+			t.Logf("%-5v embedding only: max |Δ log-prob| %.2g; every matrix %v: %.2g (llama.cpp rounds activations), argmax agreement %.0f %%",
+				typ, worst, typ, all, 100*allAgree)
+		})
+	}
+}
