@@ -15,7 +15,7 @@ type LlamaSpec struct {
 	Dim, Layers, Heads, KVHeads, Hidden, Vocab, Context int
 	NormEps, RopeBase                                   float32
 	Version                                             uint32          // GGUF version (2 or 3; 1 works for small files)
-	Type                                                gguf.TensorType // the 2-D weights (F32, F16, BF16, Q8_0 or Q4_0); norms are F32
+	Type                                                gguf.TensorType // the 2-D weights (any type Quant writes; K-quants need Dim and Hidden multiples of 256); norms are F32
 	EmbedType                                           gguf.TensorType // token_embd.weight's type (F32 when 0)
 	Untied                                              bool            // write output.weight instead of sharing the embedding
 	Seed                                                uint64
