@@ -128,6 +128,7 @@ func TestNewTokenizerErrors(t *testing.T) {
 		{"types", []string{"a", "b"}, []float32{0, 0}, []int32{1}, 0, 1, 0},
 		{"bos", []string{"a", "b"}, []float32{0, 0}, nil, 2, 1, 0},
 		{"unk", []string{"a", "b"}, []float32{0, 0}, nil, 0, 1, -1},
+		{"duplicate", []string{"a", "b", "a"}, []float32{0, 0, 0}, nil, 0, 1, 0},
 	}
 	for _, tc := range tests {
 		if _, err := model.NewTokenizer(tc.pieces, tc.scores, tc.types, tc.bos, tc.eos, tc.unk); err == nil || !strings.HasPrefix(err.Error(), "model: tokenizer") {
