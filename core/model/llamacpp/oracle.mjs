@@ -3,10 +3,11 @@
 //
 //   node oracle.mjs version
 //       prints {"ok":true} once the library loads.
-//   node oracle.mjs tokenize MODEL [special]
-//       reads a JSON list of texts on stdin and prints a JSON list of id lists:
-//       llama_tokenize with add_special off and parse_special off (on with
-//       "special"). The model is loaded vocabulary-only.
+//   node oracle.mjs tokenize MODEL
+//       reads {"plain": [texts], "special": [texts]} on stdin and prints
+//       {"plain": [id lists], "special": [id lists]}: llama_tokenize with
+//       add_special off, parse_special off for "plain" and on for "special".
+//       The model is loaded vocabulary-only.
 //   node oracle.mjs logprobs MODEL OUT
 //       reads a JSON list of token ids on stdin, feeds them (no BOS added)
 //       through a context with an F32 KV cache on one thread, and writes to
@@ -15,7 +16,7 @@
 import {getLlama} from "node-llama-cpp";
 import {readFileSync, writeFileSync} from "node:fs";
 
-const [mode, modelPath, arg] = process.argv.slice(2);
+const [mode, modelPath, out] = process.argv.slice(2);
 
 function stdinJSON() {
     return JSON.parse(readFileSync(0, "utf8"));
@@ -26,10 +27,12 @@ const llama = await getLlama({gpu: false, build: "never", logLevel: "error", pro
 if (mode === "version") {
     process.stdout.write(JSON.stringify({ok: true}) + "\n");
 } else if (mode === "tokenize") {
-    const texts = stdinJSON();
+    const {plain, special} = stdinJSON();
     const model = await llama.loadModel({modelPath, vocabOnly: true, gpuLayers: 0});
-    const special = arg === "special";
-    const out = texts.map((t) => Array.from(model.tokenize(t, special)));
+    const out = {
+        plain: plain.map((t) => Array.from(model.tokenize(t, false))),
+        special: special.map((t) => Array.from(model.tokenize(t, true))),
+    };
     process.stdout.write(JSON.stringify(out) + "\n");
     await model.dispose();
 } else if (mode === "logprobs") {
@@ -56,7 +59,7 @@ if (mode === "version") {
             rows[i * n + tok] = Math.log(p);
         }
     });
-    writeFileSync(arg, Buffer.from(rows.buffer));
+    writeFileSync(out, Buffer.from(rows.buffer));
     await context.dispose();
     await model.dispose();
 } else {
