@@ -212,3 +212,40 @@ func TestTokenizerFromGGUFErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNewBPETokenizer builds byte-level vocabularies from arbitrary tokens,
+// types and merges (each string split at newlines) under every
+// pre-tokenizer: building returns an error or a tokenizer, and encoding and
+// decoding any text never panic nor return an id outside the vocabulary.
+func FuzzNewBPETokenizer(f *testing.F) {
+	f.Add(strings.Join(bpeTokens, "\n"), "\x01\x04\x03\x05", strings.Join(bpeMerges, "\n"), " ab<x>é!")
+	f.Add("a\nb\nab\n", "", "a b\nab \n b\n", "abab a")
+	f.Fuzz(func(t *testing.T, tokens, types, merges, text string) {
+		toks := strings.Split(tokens, "\n")
+		var ty []int32
+		if types != "" {
+			ty = make([]int32, len(toks))
+			for i := range ty {
+				ty[i] = int32(types[i%len(types)] % 8)
+			}
+		}
+		for _, pre := range []string{"gpt-2", "llama-bpe", "qwen2", "smollm", "default"} {
+			tok, err := model.NewBPETokenizer(toks, ty, strings.Split(merges, "\n"), pre, -1, len(toks)-1)
+			if err != nil {
+				return
+			}
+			for _, special := range []bool{false, true} {
+				ids := tok.Encode(text, true, true)
+				if special {
+					ids = tok.EncodeSpecial(text, true, true)
+				}
+				for _, id := range ids {
+					if id < 0 || id >= tok.VocabSize() {
+						t.Fatalf("%s: id %d outside %d tokens", pre, id, tok.VocabSize())
+					}
+				}
+				tok.Decode(ids)
+			}
+		}
+	})
+}
