@@ -1,6 +1,8 @@
 package model_test
 
 import (
+	"bytes"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/model/gguf"
 )
 
 // pinnedTexts and pinnedIDs are llama.cpp's tokenization of a few texts with
@@ -233,5 +236,24 @@ func BenchmarkEncodeVocab(b *testing.B) {
 				tok.Encode(benchText, false, false)
 			}
 		})
+	}
+}
+
+// BenchmarkTokenizerFromGGUF measures building Llama 3's tokenizer (128,256
+// tokens, 280,147 merges) from a parsed vocabulary-only file.
+func BenchmarkTokenizerFromGGUF(b *testing.B) {
+	data, err := os.ReadFile(testmodel.VocabPath(b, "llama3"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := gguf.Load(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := model.TokenizerFromGGUF(f); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
