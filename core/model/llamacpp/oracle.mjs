@@ -14,12 +14,18 @@
 //       OUT the natural-log probabilities of the next token after every
 //       position: little-endian float32, positions × vocabulary.
 import {getLlama} from "node-llama-cpp";
-import {readFileSync, writeFileSync} from "node:fs";
+import {writeFileSync} from "node:fs";
 
 const [mode, modelPath, out] = process.argv.slice(2);
 
-function stdinJSON() {
-    return JSON.parse(readFileSync(0, "utf8"));
+// stdinJSON reads all of standard input as a stream (a synchronous read of
+// a pipe can fail with EAGAIN once the input outgrows the pipe's buffer).
+async function stdinJSON() {
+    const chunks = [];
+    for await (const chunk of process.stdin) {
+        chunks.push(chunk);
+    }
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
 }
 
 const llama = await getLlama({gpu: false, build: "never", logLevel: "error", progressLogs: false});
@@ -27,7 +33,7 @@ const llama = await getLlama({gpu: false, build: "never", logLevel: "error", pro
 if (mode === "version") {
     process.stdout.write(JSON.stringify({ok: true}) + "\n");
 } else if (mode === "tokenize") {
-    const {plain, special} = stdinJSON();
+    const {plain, special} = await stdinJSON();
     const model = await llama.loadModel({modelPath, vocabOnly: true, gpuLayers: 0});
     const out = {
         plain: plain.map((t) => Array.from(model.tokenize(t, false))),
@@ -36,7 +42,7 @@ if (mode === "version") {
     process.stdout.write(JSON.stringify(out) + "\n");
     await model.dispose();
 } else if (mode === "logprobs") {
-    const ids = stdinJSON();
+    const ids = await stdinJSON();
     const model = await llama.loadModel({modelPath, gpuLayers: 0});
     const context = await model.createContext({
         contextSize: Math.max(32, ids.length + 1),
