@@ -270,10 +270,11 @@ func newTokenizer(v vocab) (*Tokenizer, error) {
 		pieces: v.pieces, scores: v.scores, types: make([]int32, n),
 		lookup: make(map[string]int32, n), BOS: v.bos, EOS: v.eos, UNK: v.unk,
 	}
+	cloned := false
 	for i, p := range t.pieces {
 		if p == "" { // llama.cpp renames empty tokens
-			if &t.pieces[0] == &v.pieces[0] {
-				t.pieces = slices.Clone(v.pieces)
+			if !cloned {
+				t.pieces, cloned = slices.Clone(v.pieces), true
 			}
 			p = fmt.Sprintf("[EMPTY_%d]", i)
 			t.pieces[i] = p

@@ -93,37 +93,22 @@ func pieces(tok *model.Tokenizer, ids []int) string {
 	return strings.Join(ps, " ")
 }
 
-// Tokenization equals llama.cpp's (llama_tokenize, no specials added or
-// parsed) on every real vocabulary, for the fixed and random texts.
+// Tokenization equals llama.cpp's on every real vocabulary, for the fixed
+// and random texts: Encode with llama_tokenize's parse_special off,
+// EncodeSpecial with it on.
 func TestTokenizeMatchesLlamaCpp(t *testing.T) {
 	llamacpp.Require(t)
-	texts := oracleTexts(400)
+	plain, special := oracleTexts(400), oracleTexts(100)
 	for _, name := range testmodel.Vocabs {
 		t.Run(name, func(t *testing.T) {
 			path := testmodel.VocabPath(t, name)
 			tok := testmodel.Tokenizer(t, name)
-			want, err := llamacpp.Tokenize(path, texts)
+			wantPlain, wantSpecial, err := llamacpp.TokenizeBoth(path, plain, special)
 			if err != nil {
 				t.Fatal(err)
 			}
-			diffTokens(t, tok, texts, func(s string) []int { return tok.Encode(s, false, false) }, want)
-		})
-	}
-}
-
-// EncodeSpecial equals llama.cpp's tokenization with parse_special on.
-func TestEncodeSpecialMatchesLlamaCpp(t *testing.T) {
-	llamacpp.Require(t)
-	texts := oracleTexts(100)
-	for _, name := range testmodel.Vocabs {
-		t.Run(name, func(t *testing.T) {
-			path := testmodel.VocabPath(t, name)
-			tok := testmodel.Tokenizer(t, name)
-			want, err := llamacpp.TokenizeSpecial(path, texts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			diffTokens(t, tok, texts, func(s string) []int { return tok.EncodeSpecial(s, false, false) }, want)
+			diffTokens(t, tok, plain, func(s string) []int { return tok.Encode(s, false, false) }, wantPlain)
+			diffTokens(t, tok, special, func(s string) []int { return tok.EncodeSpecial(s, false, false) }, wantSpecial)
 		})
 	}
 }

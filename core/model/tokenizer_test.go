@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -128,6 +129,7 @@ func TestNewTokenizerErrors(t *testing.T) {
 		{"types", []string{"a", "b"}, []float32{0, 0}, []int32{1}, 0, 1, 0},
 		{"bos", []string{"a", "b"}, []float32{0, 0}, nil, 2, 1, 0},
 		{"unk", []string{"a", "b"}, []float32{0, 0}, nil, 0, 1, -1},
+		{"duplicate", []string{"a", "b", "a"}, []float32{0, 0, 0}, nil, 0, 1, 0},
 	}
 	for _, tc := range tests {
 		if _, err := model.NewTokenizer(tc.pieces, tc.scores, tc.types, tc.bos, tc.eos, tc.unk); err == nil || !strings.HasPrefix(err.Error(), "model: tokenizer") {
@@ -208,4 +210,33 @@ func FuzzTokenizerRoundTrip(f *testing.F) {
 			t.Fatalf("%d tokens for %d bytes", len(ids), len(s))
 		}
 	})
+}
+
+// A Tokenizer is shared by goroutines (a Model serves several Runners): each
+// Encode has its own working memory.
+func TestEncodeConcurrent(t *testing.T) {
+	tok := byteTokenizer(t)
+	texts := []string{"abc ab a bc x", "日本語 🙂 émoji", strings.Repeat("ab c ", 50)}
+	want := make([][]int, len(texts))
+	for i, s := range texts {
+		want[i] = tok.Encode(s, true, false)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range 50 {
+				i := (g + k) % len(texts)
+				if got := tok.Encode(texts[i], true, false); !reflect.DeepEqual(got, want[i]) {
+					errs <- fmt.Sprintf("%q: %v, want %v", texts[i], got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }

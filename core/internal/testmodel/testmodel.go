@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/kvscope/kvscope/core/model"
@@ -112,10 +113,15 @@ func VocabPath(tb testing.TB, name string) string {
 }
 
 // Tokenizer loads the tokenizer of vocabulary name (skipping or failing tb
-// as VocabPath does).
+// as VocabPath does). Tokenizers are read-only, so each is loaded once per
+// test binary and shared.
 func Tokenizer(tb testing.TB, name string) *model.Tokenizer {
 	tb.Helper()
-	b, err := os.ReadFile(VocabPath(tb, name))
+	path := VocabPath(tb, name)
+	if tok, ok := tokenizers.Load(path); ok {
+		return tok.(*model.Tokenizer)
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -127,5 +133,8 @@ func Tokenizer(tb testing.TB, name string) *model.Tokenizer {
 	if err != nil {
 		tb.Fatalf("%s: %v", name, err)
 	}
+	tokenizers.Store(path, tok)
 	return tok
 }
+
+var tokenizers sync.Map // path → *model.Tokenizer

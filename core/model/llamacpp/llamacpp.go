@@ -125,31 +125,36 @@ func run(in any, args ...string) ([]byte, error) {
 // model (loaded vocabulary-only): llama_tokenize with add_special and
 // parse_special off. Texts must be valid UTF-8 (they travel as JSON strings).
 func Tokenize(model string, texts []string) ([][]int, error) {
-	return tokenize(model, texts)
+	ids, _, err := TokenizeBoth(model, texts, nil)
+	return ids, err
 }
 
 // TokenizeSpecial is Tokenize with parse_special on: the texts of control
 // and user-defined tokens are matched whole.
 func TokenizeSpecial(model string, texts []string) ([][]int, error) {
-	return tokenize(model, texts, "special")
+	_, ids, err := TokenizeBoth(model, nil, texts)
+	return ids, err
 }
 
-func tokenize(model string, texts []string, extra ...string) ([][]int, error) {
-	if texts == nil {
-		texts = []string{}
-	}
-	out, err := run(texts, append([]string{"tokenize", model}, extra...)...)
+// TokenizeBoth is Tokenize of plain and TokenizeSpecial of special with one
+// load of the vocabulary.
+func TokenizeBoth(model string, plain, special []string) (plainIDs, specialIDs [][]int, err error) {
+	in := struct {
+		Plain   []string `json:"plain"`
+		Special []string `json:"special"`
+	}{append([]string{}, plain...), append([]string{}, special...)}
+	out, err := run(in, "tokenize", model)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var ids [][]int
+	var ids struct{ Plain, Special [][]int }
 	if err := json.Unmarshal(out, &ids); err != nil {
-		return nil, fmt.Errorf("llamacpp: tokenize output: %w", err)
+		return nil, nil, fmt.Errorf("llamacpp: tokenize output: %w", err)
 	}
-	if len(ids) != len(texts) {
-		return nil, fmt.Errorf("llamacpp: %d id lists for %d texts", len(ids), len(texts))
+	if len(ids.Plain) != len(plain) || len(ids.Special) != len(special) {
+		return nil, nil, fmt.Errorf("llamacpp: %d and %d id lists for %d and %d texts", len(ids.Plain), len(ids.Special), len(plain), len(special))
 	}
-	return ids, nil
+	return ids.Plain, ids.Special, nil
 }
 
 // LogProbs feeds ids (no BOS added) through llama.cpp with the GGUF file at

@@ -3,22 +3,29 @@
 //
 //   node oracle.mjs version
 //       prints {"ok":true} once the library loads.
-//   node oracle.mjs tokenize MODEL [special]
-//       reads a JSON list of texts on stdin and prints a JSON list of id lists:
-//       llama_tokenize with add_special off and parse_special off (on with
-//       "special"). The model is loaded vocabulary-only.
+//   node oracle.mjs tokenize MODEL
+//       reads {"plain": [texts], "special": [texts]} on stdin and prints
+//       {"plain": [id lists], "special": [id lists]}: llama_tokenize with
+//       add_special off, parse_special off for "plain" and on for "special".
+//       The model is loaded vocabulary-only.
 //   node oracle.mjs logprobs MODEL OUT
 //       reads a JSON list of token ids on stdin, feeds them (no BOS added)
 //       through a context with an F32 KV cache on one thread, and writes to
 //       OUT the natural-log probabilities of the next token after every
 //       position: little-endian float32, positions × vocabulary.
 import {getLlama} from "node-llama-cpp";
-import {readFileSync, writeFileSync} from "node:fs";
+import {writeFileSync} from "node:fs";
 
-const [mode, modelPath, arg] = process.argv.slice(2);
+const [mode, modelPath, out] = process.argv.slice(2);
 
-function stdinJSON() {
-    return JSON.parse(readFileSync(0, "utf8"));
+// stdinJSON reads all of standard input as a stream (a synchronous read of
+// a pipe can fail with EAGAIN once the input outgrows the pipe's buffer).
+async function stdinJSON() {
+    const chunks = [];
+    for await (const chunk of process.stdin) {
+        chunks.push(chunk);
+    }
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
 }
 
 const llama = await getLlama({gpu: false, build: "never", logLevel: "error", progressLogs: false});
@@ -26,14 +33,16 @@ const llama = await getLlama({gpu: false, build: "never", logLevel: "error", pro
 if (mode === "version") {
     process.stdout.write(JSON.stringify({ok: true}) + "\n");
 } else if (mode === "tokenize") {
-    const texts = stdinJSON();
+    const {plain, special} = await stdinJSON();
     const model = await llama.loadModel({modelPath, vocabOnly: true, gpuLayers: 0});
-    const special = arg === "special";
-    const out = texts.map((t) => Array.from(model.tokenize(t, special)));
+    const out = {
+        plain: plain.map((t) => Array.from(model.tokenize(t, false))),
+        special: special.map((t) => Array.from(model.tokenize(t, true))),
+    };
     process.stdout.write(JSON.stringify(out) + "\n");
     await model.dispose();
 } else if (mode === "logprobs") {
-    const ids = stdinJSON();
+    const ids = await stdinJSON();
     const model = await llama.loadModel({modelPath, gpuLayers: 0});
     const context = await model.createContext({
         contextSize: Math.max(32, ids.length + 1),
@@ -56,7 +65,7 @@ if (mode === "version") {
             rows[i * n + tok] = Math.log(p);
         }
     });
-    writeFileSync(arg, Buffer.from(rows.buffer));
+    writeFileSync(out, Buffer.from(rows.buffer));
     await context.dispose();
     await model.dispose();
 } else {
