@@ -15,13 +15,13 @@ type Kind uint8
 
 // Field kinds.
 const (
-	Int   Kind = iota // a whole number in [Min, Max]
-	Float             // a number in [Min, Max]
-	Enum              // one of Choices
-	Bool              // 1/0 (true/false, on/off and yes/no are read too)
-	Seed              // an unsigned 64-bit integer
-	Text              // free text, sanitized by SanitizePrompt
-	Source            // a model file's address, normalized by NormalizeSource
+	Int    Kind = iota // a whole number in [Min, Max]
+	Float              // a number in [Min, Max]
+	Enum               // one of Choices
+	Bool               // 1/0 (true/false, on/off and yes/no are read too)
+	Seed               // an unsigned 64-bit integer
+	Text               // free text, sanitized by SanitizePrompt
+	Source             // a model file's address, normalized by NormalizeSource
 )
 
 // Field describes one setting: its URL key, its range and how to reach it.
