@@ -87,6 +87,7 @@ func (a *app) start(link string) {
 		link = a.les.l.Link()
 	}
 	st, ns := view.Decode(link)
+	a.mdl.failed = nil // a link opened again tries its model again
 	a.clearNotices()
 	if len(ns) > 0 {
 		a.addNotices(view.Notice{Msg: "This link had settings kvscope cannot use as given; they were adjusted:"})

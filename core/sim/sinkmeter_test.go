@@ -52,3 +52,44 @@ func TestSinkMeter(t *testing.T) {
 		t.Errorf("a token out of range: err %v, done %v", bad.Err(), bad.Done())
 	}
 }
+
+// A greedy meter continues the prompt as the run's uncompressed side
+// does, and measures what ModelSinks measures on those tokens.
+func TestGreedySinkMeter(t *testing.T) {
+	m := loadModel(t)
+	cfg := DefaultConfig()
+	cfg.Policy, cfg.Bits = "full", 32
+	r := runModel(t, m, cfg, "Once upon a time", SinkPrompt, false)
+	full, _ := r.Tokens()
+	prompt := m.Tokenizer.Encode("Once upon a time", true, false)
+	sm, err := NewGreedySinkMeter(m, prompt, SinkPrompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sm.Step() {
+	}
+	if !sm.Done() || sm.Err() != nil {
+		t.Fatalf("done %v, err %v", sm.Done(), sm.Err())
+	}
+	got := sm.Tokens()
+	if len(got) != SinkPrompt || len(full) < SinkPrompt {
+		t.Fatalf("%d tokens fed, run has %d", len(got), len(full))
+	}
+	for i := range got {
+		if got[i] != full[i] {
+			t.Fatalf("token %d: meter %d, run %d", i, got[i], full[i])
+		}
+	}
+	want, err := ModelSinks(m, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range sm.Sinks().Importance {
+		if math.Abs(v-want.Importance[i]) > 1e-12 {
+			t.Fatalf("head %d: %v, ModelSinks %v", i, v, want.Importance[i])
+		}
+	}
+	if _, err := NewGreedySinkMeter(m, nil, 8); err == nil {
+		t.Error("an empty prompt accepted")
+	}
+}

@@ -178,3 +178,17 @@ func SourceTitle(src string) string {
 	}
 	return SourceName(src)
 }
+
+// SourcePage returns the web page about the model at src: for a Hugging
+// Face download address its repository's page, else "".
+func SourcePage(src string) string {
+	u, err := url.Parse(src)
+	if err != nil || !isHuggingFace(u.Host) {
+		return ""
+	}
+	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	if len(parts) < 2 {
+		return ""
+	}
+	return "https://huggingface.co/" + parts[0] + "/" + parts[1]
+}

@@ -130,6 +130,19 @@ func TestSourceName(t *testing.T) {
 	}
 }
 
+func TestSourcePage(t *testing.T) {
+	for in, want := range map[string]string{
+		Suggested[1].Source:                     "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct-GGUF",
+		"https://hf.co/a/b/resolve/main/c.gguf": "https://huggingface.co/a/b",
+		"":                                      "",
+		"http://127.0.0.1:9/x.gguf":             "",
+	} {
+		if got := SourcePage(in); got != want {
+			t.Errorf("SourcePage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestSizeLabel(t *testing.T) {
 	if got := (SuggestedModel{Bytes: 145e6, Approx: true}).Size(); got != "≈138 MiB" {
 		t.Errorf("approx size %q", got)
