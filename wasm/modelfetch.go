@@ -284,6 +284,10 @@ func (a *app) keepCached(cache js.Value, url string, resp js.Value) {
 		} else if err != nil && !a.mdl.failedOn(url) {
 			window.Get("console").Call("warn", "kvscope: the model was not cached: "+err.Error())
 		}
+		if err == nil && a.mdl.failedOn(url) {
+			a.forgetCached(url, true) // it arrived after the file was refused
+			return
+		}
 		a.refreshCache()
 	})
 }
@@ -311,7 +315,7 @@ func (a *app) refreshCache() {
 		var list []cachedModel
 		cache := openCache()
 		if !cache.Truthy() {
-			a.post(func() { a.mdl.cache.unavailable, a.mdl.cache.known = true, true; a.mdl.cache.v++ })
+			a.post(func() { a.mdl.cache.unavailable, a.mdl.cache.known = true, true; a.mdl.cache.v++; a.mdl.v++ })
 			return
 		}
 		reqs, err := await(cache.Call("keys"))
@@ -335,6 +339,7 @@ func (a *app) refreshCache() {
 			mc := &a.mdl.cache
 			mc.list, mc.usage, mc.quota, mc.known, mc.unavailable = list, usage, quota, true, false
 			mc.v++
+			a.mdl.v++
 		})
 	}()
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"strings"
 	"time"
 
 	"github.com/kvscope/kvscope/core/model"
@@ -150,7 +151,7 @@ func (a *app) downloadFailed(gen int, why string) {
 // that cannot run.
 func (a *app) refuse(name, src string, dropped bool, why string) {
 	a.mdl.err = why
-	msg := fmt.Sprintf("Could not load %s: %s.", name, why)
+	msg := fmt.Sprintf("Could not load %s: %s.", name, strings.TrimRight(why, ". "))
 	if a.mdl.m != nil {
 		msg += " The previous model stays loaded."
 	} else {
@@ -305,7 +306,7 @@ func (a *app) refuseConversion(c *modelConversion, why string) {
 		short = short[:12]
 	}
 	if !c.d.dropped && c.d.src != "" {
-		a.forgetCached(c.d.src, false)
+		a.forgetCached(c.d.src, true)
 	}
 	a.mdl.v++
 	a.refuse(fmt.Sprintf("%s (%s, sha256 %s…)", c.d.displayName(), view.Bytes(float64(len(c.b))), short), c.d.src, c.d.dropped, why)
