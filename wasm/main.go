@@ -34,6 +34,10 @@ func main() {
 			select {}
 		}
 	}()
+	// The heap lives in wasm32's 4 GiB: let the collector work harder near
+	// the end rather than ask for memory there is none of (a model of up to
+	// view.MaxModelMemory bytes may be loaded).
+	debug.SetMemoryLimit(3900 << 20)
 	mark("main")
 	a.initDOM()
 	mark("dom")

@@ -124,14 +124,15 @@ func (a *app) fillModelList() {
 	var b strings.Builder
 	for _, m := range view.Suggested {
 		title := fmt.Sprintf("%s %s: %s, %s, %s licence", m.Name, m.Quant, m.Arch, m.Size(), m.Licence)
-		fmt.Fprintf(&b, `<li data-model="%s"><button type="button" class="mpick" data-src="%s" title="%s"><b>%s</b> <span class="mq">%s</span></button><span class="msize">%s</span><span class="mlic">%s</span>`,
+		fmt.Fprintf(&b, `<li data-model="%s"><button type="button" class="mpick" data-src="%s" title="%s"><b>%s</b> <span class="mq">%s</span></button><span class="mmeta"><span class="msize">%s</span><span class="mlic" title="%s">%s</span>`,
 			html.EscapeString(m.Key), html.EscapeString(m.Source), html.EscapeString(title), html.EscapeString(m.Name), html.EscapeString(m.Quant),
-			html.EscapeString(m.Size()), html.EscapeString(m.Licence))
+			html.EscapeString(m.Size()), html.EscapeString(m.Licence), html.EscapeString(m.Licence))
 		if page := view.SourcePage(m.Source); page != "" {
 			fmt.Fprintf(&b, `<a class="mcard" href="%s" target="_blank" rel="noopener" title="the model's page">card</a>`, html.EscapeString(page))
 		} else {
 			b.WriteString(`<span class="mcard">built in</span>`)
 		}
+		b.WriteString(`</span>`)
 		b.WriteString(`</li>`)
 	}
 	byID("model-list").Set("innerHTML", b.String())
@@ -169,7 +170,7 @@ func (a *app) writeModelStatus() {
 			}
 		}
 		for _, l := range lines {
-			fmt.Fprintf(&b, `<dt>%s</dt><dd>%s</dd>`, html.EscapeString(l.Label), html.EscapeString(l.Value))
+			fmt.Fprintf(&b, `<dt>%s</dt><dd title="%s">%s</dd>`, html.EscapeString(l.Label), html.EscapeString(l.Title), html.EscapeString(l.Value))
 		}
 	}
 	fe := byID("model-facts")

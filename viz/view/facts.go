@@ -81,9 +81,10 @@ var tokenizerNames = map[string]string{
 	"rwkv":  "RWKV",
 }
 
-// Fact is one line of the model's facts: what, and its value.
+// Fact is one line of the model's facts: what, its value in a few words,
+// and optionally more about it (a tooltip).
 type Fact struct {
-	Label, Value string
+	Label, Value, Title string
 }
 
 // Lines returns the facts as the page lists them: architecture, layers,
@@ -93,35 +94,41 @@ func (f ModelFacts) Lines() []Fact {
 	var out []Fact
 	add := func(label, value string) {
 		if value != "" {
-			out = append(out, Fact{label, value})
+			out = append(out, Fact{Label: label, Value: value})
 		}
 	}
 	add("Architecture", f.Arch)
 	if f.Shaped {
 		add("Layers", strconv.Itoa(f.Layers))
 		heads := fmt.Sprintf("%d query, %d KV", f.Heads, f.KVHeads)
+		title := "every query head has its own key and value head"
 		switch {
 		case f.KVHeads == 1:
-			heads += " (multi-query)"
+			title = "multi-query attention: every query head shares one key and value head"
 		case f.KVHeads > 0 && f.KVHeads < f.Heads:
-			heads += fmt.Sprintf(" (grouped-query, %d per KV head)", f.Heads/f.KVHeads)
+			heads += fmt.Sprintf(" (%d per KV)", f.Heads/f.KVHeads)
+			title = fmt.Sprintf("grouped-query attention: %d query heads share each key and value head", f.Heads/f.KVHeads)
 		}
 		add("Heads", heads)
+		out[len(out)-1].Title = title
 		add("Head dim", strconv.Itoa(f.HeadDim))
 	}
 	if f.Vocab > 0 || f.Tokenizer != "" {
-		v := ""
+		var parts []string
 		if f.Vocab > 0 {
-			v = Count(f.Vocab) + " tokens"
+			parts = append(parts, Count(f.Vocab))
 		}
 		if f.Tokenizer != "" {
 			kind := f.Tokenizer
 			if n, ok := tokenizerNames[f.Tokenizer]; ok {
-				kind = n + ", " + f.Tokenizer
+				kind = n
 			}
-			v = strings.TrimSpace(v + " (" + kind + ")")
+			parts = append(parts, kind)
 		}
-		add("Vocabulary", v)
+		add("Vocabulary", strings.Join(parts, ", "))
+		if f.Tokenizer != "" {
+			out[len(out)-1].Title = "tokenizer.ggml.model = " + strconv.Quote(f.Tokenizer)
+		}
 	}
 	if f.Shaped {
 		add("Context", Count(f.Context)+" tokens")
@@ -132,7 +139,8 @@ func (f ModelFacts) Lines() []Fact {
 	}
 	add("Tensors", strings.Join(ts, ", "))
 	if f.File > 0 {
-		add("Bytes", Bytes(float64(f.File))+" in the file, "+Bytes(float64(f.Memory))+" in memory")
+		add("Bytes", Bytes(float64(f.File))+" file, "+Bytes(float64(f.Memory))+" in memory")
+		out[len(out)-1].Title = "in memory: the file, which the page keeps, and the weights as loaded (Q8_0 and Q4_0 matrices kept quantized, other tensors widened to float32)"
 	}
 	return out
 }
@@ -166,15 +174,15 @@ func SinkSummary(s *sim.Sinks) string {
 	return fmt.Sprintf("%d of %d heads (%d layers × %d query heads) are sink heads", s.Count(), s.Layers*s.Heads, s.Layers, s.Heads)
 }
 
-// SinkFact is the facts' line on measured sinks: the summary, how it was
-// measured and where most sinks are.
+// SinkFact is the facts' line on measured sinks: the count in a few
+// words, how it was measured in its Title.
 func SinkFact(s *sim.Sinks) Fact {
-	sum := SinkSummary(s)
-	if sum == "" {
-		return Fact{"Sink heads", "measuring…"}
+	if SinkSummary(s) == "" {
+		return Fact{Label: "Sink heads", Value: "measuring…"}
 	}
-	return Fact{"Sink heads", fmt.Sprintf("%s: position 0 gets over %s of their attention (Gu et al.), averaged over the first %d tokens; mean %s, largest %s",
-		sum, Percent(sim.SinkThreshold), s.Tokens, Percent(s.Mean()), Percent(s.Max()))}
+	return Fact{Label: "Sink heads", Value: fmt.Sprintf("%d of %d (%d layers × %d heads)", s.Count(), s.Layers*s.Heads, s.Layers, s.Heads),
+		Title: fmt.Sprintf("Gu et al.'s sink heads: position 0 gets over %s of their attention, averaged over the first %d tokens of the story; mean %s, largest %s",
+			Percent(sim.SinkThreshold), s.Tokens, Percent(s.Mean()), Percent(s.Max()))}
 }
 
 // LessonSinkNote is what a lesson about sinks or heavy hitters adds when a

@@ -46,9 +46,9 @@ func TestFactsOf(t *testing.T) {
 	for _, l := range fs.Lines() {
 		fmt.Fprintf(&b, "%s: %s\n", l.Label, l.Value)
 	}
-	for _, part := range []string{"Architecture: llama\n", "Layers: 3\n", "Heads: 4 query, 2 KV (grouped-query, 2 per KV head)\n",
-		"Head dim: 16\n", "Vocabulary: 1,000 tokens (SentencePiece, llama)\n", "Context: 128 tokens\n", "Tensors: ", "Q8_0 ×21", "F32 ×8",
-		"in the file", "in memory\n"} {
+	for _, part := range []string{"Architecture: llama\n", "Layers: 3\n", "Heads: 4 query, 2 KV (2 per KV)\n",
+		"Head dim: 16\n", "Vocabulary: 1,000, SentencePiece\n", "Context: 128 tokens\n", "Tensors: ", "Q8_0 ×21", "F32 ×8",
+		" file, ", " in memory\n"} {
 		if !strings.Contains(b.String(), part) {
 			t.Errorf("facts lack %q:\n%s", part, b.String())
 		}
@@ -68,13 +68,23 @@ func TestFactsOf(t *testing.T) {
 	}
 	fs2 := FactsOf(f2, nil, int64(len(mamba)), -1)
 	lines := fs2.Lines()
-	if fs2.Arch != "mamba" || fs2.Shaped || fs2.Vocab != 1000 || lines[0] != (Fact{"Architecture", "mamba"}) {
+	if fs2.Arch != "mamba" || fs2.Shaped || fs2.Vocab != 1000 || lines[0] != (Fact{Label: "Architecture", Value: "mamba"}) {
 		t.Errorf("refused file's facts %+v, lines %v", fs2, lines)
 	}
 	for _, l := range lines {
 		if l.Label == "Layers" || l.Label == "Context" {
 			t.Errorf("an unknown shape is listed: %v", l)
 		}
+	}
+}
+
+func TestSinkFact(t *testing.T) {
+	if f := SinkFact(nil); f.Value != "measuring…" {
+		t.Errorf("before measuring: %+v", f)
+	}
+	s := &sim.Sinks{Layers: 2, Heads: 2, Tokens: 64, Importance: []float64{0.9, 0.1, 0.4, 0.2}}
+	if f := SinkFact(s); f.Value != "2 of 4 (2 layers × 2 heads)" || !strings.Contains(f.Title, "64 tokens") || !strings.Contains(f.Title, "largest 90%") {
+		t.Errorf("measured: %+v", f)
 	}
 }
 

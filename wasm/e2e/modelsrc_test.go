@@ -215,13 +215,13 @@ func TestModelFromLink(t *testing.T) {
 		t.Errorf("link %q, %d requests", s.URL, host.count("/x.gguf"))
 	}
 	facts := domText(tb, "model-facts")
-	for _, part := range []string{"Architecturellama", "Layers4", "Heads4 query, 2 KV", "Head dim32", "Vocabulary2,000 tokens (SentencePiece, llama)", "Context256 tokens", "Q8_0 ×28", "in memory"} {
+	for _, part := range []string{"Architecturellama", "Layers4", "Heads4 query, 2 KV (2 per KV)", "Head dim32", "Vocabulary2,000, SentencePiece", "Context256 tokens", "Q8_0 ×28", "in memory"} {
 		if !strings.Contains(facts, part) {
 			t.Errorf("facts panel lacks %q: %q", part, facts)
 		}
 	}
 	tb.waitJS(`JSON.parse(window.kvscope.state()).model.sinks !== ""`, 30*time.Second)
-	if sinks := domText(tb, "model-facts"); !strings.Contains(sinks, "of 16 heads (4 layers × 4 query heads) are sink heads") {
+	if sinks := domText(tb, "model-facts"); !strings.Contains(sinks, "Sink heads") || !strings.Contains(sinks, "of 16 (4 layers × 4 heads)") {
 		t.Errorf("sink heads not shown: %q", sinks)
 	}
 	tb.stillDecodes(src)
@@ -331,5 +331,16 @@ func TestScreenshotModelPanel(t *testing.T) {
 			t.Fatal(err)
 		}
 		tb.close()
+	}
+	// A downloaded model, kept in the cache.
+	host := newModelHost(t)
+	tb := freshTab(t, 1400, 1000, 1, 90*time.Second)
+	tb.navigate("model=" + url.QueryEscape(host.url("/x.gguf")) + "&play=0&mtokens=64&at=64")
+	tb.waitModel(host.url("/x.gguf"))
+	tb.waitJS(`(m => m.sinks !== "" && m.cached && m.cached.length === 1)(JSON.parse(window.kvscope.state()).model)`, 30*time.Second)
+	tb.do(`document.getElementById("model-pick").open = false; document.getElementById("modelbox").scrollIntoView({block: "start"})`)
+	tb.settle()
+	if err := os.WriteFile(filepath.Join(dir, "model-panel-downloaded-1400x1000.png"), tb.screenshotPNG(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
