@@ -161,8 +161,8 @@ func (a *app) refuse(name, src string, dropped bool, why string) {
 	a.addNotices(view.Notice{Msg: msg})
 	if !dropped {
 		a.mdl.failed = &src
-		if a.st.Source == src && a.mdl.m != nil && !a.mdl.dropped {
-			a.st.Source, a.good.Source = a.mdl.src, a.mdl.src
+		if a.st.Source == src && a.mdl.m != nil {
+			a.st.Source, a.good.Source = a.mdl.src, a.mdl.src // the link names the model that runs
 		}
 	}
 	a.reflect()

@@ -308,6 +308,14 @@ func TestSuggestedModels(t *testing.T) {
 	if on := tb.eval(`document.querySelector("#model-list .mpick.on").dataset.src`); on != "" {
 		t.Errorf("the loaded built-in model is not marked: %q", on)
 	}
+	// The lesson on sinks says what the loaded model measured.
+	tb.waitJS(`JSON.parse(window.kvscope.state()).model.sinks !== ""`, 30*time.Second)
+	sinks := tb.state().Model.Sinks
+	tb.do(`window.kvscope.lesson(3)`)
+	tb.waitJS(`!document.getElementById("lesson").hidden`, 10*time.Second)
+	if note := domText(tb, "lesson-notice"); !strings.Contains(note, "Your model, stories260K F32: "+sinks) {
+		t.Errorf("lesson 3 says %q; the model measured %q", note, sinks)
+	}
 }
 
 // TestScreenshotModelPanel writes pictures of real-model mode's model
