@@ -50,6 +50,9 @@ func FactsOf(f *gguf.File, c *model.Config, fileBytes, weights int64) ModelFacts
 		fs.Tokenizer, _ = v.Str()
 	}
 	if c != nil {
+		if c.Arch != "" {
+			fs.Arch = c.Arch
+		}
 		fs.Shaped = true
 		fs.Layers, fs.Heads, fs.KVHeads, fs.HeadDim = c.Layers, c.Heads, c.KVHeads, c.HeadDim
 		fs.Vocab, fs.Context = c.Vocab, c.ContextLength
