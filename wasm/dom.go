@@ -319,7 +319,7 @@ func (a *app) fillSelects() {
 		add(byID("gran"), g, granNames[g])
 	}
 	for _, m := range view.Models {
-		add(byID("model"), m.Key, m.Name)
+		add(byID("scale"), m.Key, m.Name)
 	}
 	for _, p := range sim.Presets {
 		add(byID("preset"), p.Name, p.Title)

@@ -111,7 +111,8 @@ func (w *worker) fail(id int, err error) {
 }
 
 func (w *worker) loadModel(b []byte, id int) {
-	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+	// As the page loads it: Q8_0 and Q4_0 matrices kept in their blocks.
+	m, err := model.LoadOptions(bytes.NewReader(b), int64(len(b)), model.Options{KeepQuantized: true})
 	if err != nil {
 		w.fail(id, err)
 		return
