@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"github.com/kvscope/kvscope/core/internal/splitmix"
 	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/store"
 )
@@ -79,10 +80,7 @@ func (e *Engine) StorageItems() store.Items {
 // head and side (SplitMix64's finalizer), so that the heads' sketches are
 // independent draws and their errors do not line up across heads.
 func sketchSeed(seed uint64, i, side int) uint64 {
-	z := seed + 0x9e3779b97f4a7c15*uint64(2*i+side+1)
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return splitmix.Mix(seed + splitmix.Gamma*uint64(2*i+side+1))
 }
 
 // storeTables returns the bytes of the fixed tables one key store and one

@@ -3,16 +3,15 @@ package synth
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/kvscope/kvscope/core/internal/splitmix"
 )
 
 // mix is SplitMix64's finalizer: it turns a seed and a tag into a
 // well-spread 64-bit stream key, so streams for different purposes (and
 // different heads) never share a PCG state.
 func mix(seed, tag uint64) uint64 {
-	z := seed + tag*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return splitmix.Mix(seed + tag*splitmix.Gamma + 0x632be59bd9b4e019)
 }
 
 // tail draws unit-variance noise from p: Gaussian when df is 0 (through
