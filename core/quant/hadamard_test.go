@@ -201,3 +201,43 @@ func TestQJLScaleUnbiased(t *testing.T) {
 		t.Errorf("mean QJL estimate %.4f, q·k %.4f", mean, qk)
 	}
 }
+
+// Orthonormal's m < d rows are orthonormal, continue r's stream (the next
+// draw differs from a fresh generator's) and refuse a short dst or m > d.
+func TestOrthonormalRows(t *testing.T) {
+	const m, d = 5, 12
+	r := rand.New(rand.NewPCG(3, 4))
+	rows := make([]float32, m*d)
+	Orthonormal(rows, m, d, r)
+	for i := range m {
+		for j := range m {
+			var p float64
+			for k := range d {
+				p += float64(rows[i*d+k]) * float64(rows[j*d+k])
+			}
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(p-want) > 1e-6 {
+				t.Fatalf("rows %d·%d = %g, want %g", i, j, p, want)
+			}
+		}
+	}
+	if fresh := rand.New(rand.NewPCG(3, 4)); r.Uint64() == fresh.Uint64() {
+		t.Error("Orthonormal drew nothing from r")
+	}
+	for _, bad := range []func(){
+		func() { Orthonormal(make([]float32, m*d-1), m, d, r) },
+		func() { Orthonormal(make([]float32, d*d), d+1, d, r) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("bad shape accepted")
+				}
+			}()
+			bad()
+		}()
+	}
+}
