@@ -150,6 +150,50 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Held returns what a layer of c holds at a history of n tokens, for
+// projecting a run to a model's scale (the simulator's Project): tokens,
+// the mean number of tokens a kv head keeps, and index, the mean number of
+// index-map entries per kv head (4 bytes each, see Layer.IndexBytes). It
+// is each policy's rule: the budget for the budgeted policies (an
+// allocator moves tokens between heads and layers, not their mean), every
+// token for Full and Quest, every token but each complete chunk's dropped
+// share for Chunk, the compressed prompt and every generated token for
+// SnapKV (c.MaxPrompt is the prompt), and for DuoAttention every token on
+// its retrieval heads and Sink + Recent on its streaming heads. retrieval
+// is DuoAttention's share of retrieval heads as a run classified them, or
+// negative before it did (every head then keeps every token); other
+// policies ignore it. Index entries are one per kept token and head, once
+// per layer when the decision is shared (SharedDecision), none where the
+// cache keeps its tokens in order (Full, Quest, Duo's retrieval heads).
+// It returns 0, 0 for an unknown policy or n < 1, and costs O(1).
+func (c Config) Held(n int, retrieval float64) (tokens, index float64) {
+	if c.Policy >= numPolicies || n < 1 {
+		return 0, 0
+	}
+	d := c.Policy.def()
+	if d.held != nil {
+		return d.held(c, n, retrieval)
+	}
+	tokens = float64(n)
+	if d.budgeted {
+		tokens = float64(min(n, c.Budget()))
+	}
+	return tokens, c.heldIndex(tokens)
+}
+
+// heldIndex is Held's index entries per kv head when every head keeps
+// tokens tokens: none without an index map, one map per layer under a
+// shared decision, else one per head.
+func (c Config) heldIndex(tokens float64) float64 {
+	switch {
+	case c.Policy.def().noIndex:
+		return 0
+	case c.SharedDecision():
+		return tokens / float64(max(c.KVHeads, 1))
+	}
+	return tokens
+}
+
 // validChunk checks the Chunk settings (Chunk's validate).
 func validChunk(c Config) error {
 	if c.ChunkSize < 1 {
@@ -169,9 +213,13 @@ func (c Config) capacity() int {
 	return min(c.MaxTokens, max(c.maxHeadBudget()+1, c.MaxPrompt))
 }
 
-// sharedDecision reports whether all heads share one eviction decision.
-// SnapKV always selects per head, as its reference does.
-func (c Config) sharedDecision() bool {
+// SharedDecision reports whether all heads of a layer of c share one
+// eviction decision (one score per token, one index map for the layer):
+// Shared, for the policies that honour it; always for Seed000; never for
+// the policies that decide per head whatever Shared says (SnapKV, as its
+// reference does; DuoAttention, whose heads differ by design; Quest). It
+// is the one rule: the simulator's projection asks it too.
+func (c Config) SharedDecision() bool {
 	d := c.Policy.def()
 	return c.Shared && !d.neverShared || d.alwaysShared
 }

@@ -31,6 +31,12 @@ func init() {
 				l.obsPos[i] = -1
 			}
 		},
+		held: func(c Config, n int, _ float64) (float64, float64) {
+			// The prompt compressed to its window and voted tokens, then
+			// every generated token.
+			t := float64(min(n, c.Recent+c.Heavy+max(0, n-c.MaxPrompt)))
+			return t, c.heldIndex(t)
+		},
 		observe:   (*Layer).observe,
 		endPrompt: (*Layer).snapSelect,
 		role: func(l *Layer, g, i int) Role {
