@@ -38,3 +38,25 @@ func TestProjectOwnShape(t *testing.T) {
 		}
 	}
 }
+
+// The page projects its snapshot every frame: ProjectSnapshot is the
+// engine's projection and allocates nothing.
+func TestProjectSnapshot(t *testing.T) {
+	for _, p := range []string{"duo", "quest", "h2o"} {
+		c := DefaultConfig()
+		c.Policy, c.Tokens, c.RefStride = p, 300, 0
+		e, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.RunTo(c.Tokens)
+		s := e.Snapshot(0)
+		m := Models[1]
+		if got, want := c.ProjectSnapshot(s, m, 1<<16), e.ProjectTo(m, 1<<16); got != want {
+			t.Errorf("%s: snapshot projection %+v, engine's %+v", p, got, want)
+		}
+		if a := testing.AllocsPerRun(20, func() { c.ProjectSnapshot(s, m, 1<<16) }); a != 0 {
+			t.Errorf("%s: ProjectSnapshot allocates %v times", p, a)
+		}
+	}
+}

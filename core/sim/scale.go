@@ -5,7 +5,8 @@ import "math"
 // A Model is the shape of a real model's KV cache, for projecting a run's
 // compression to model scale.
 type Model struct {
-	Name    string
+	Key     string // the page's link value
+	Name    string // shown
 	Layers  int
 	KVHeads int
 	HeadDim int
@@ -13,9 +14,9 @@ type Model struct {
 
 // Models are the presets the page and the command line project onto.
 var Models = []Model{
-	{"Llama-2-7B", 32, 32, 128},
-	{"Llama-3-8B", 32, 8, 128}, // grouped-query attention: 32 query heads share 8 kv heads
-	{"Mistral-7B", 32, 8, 128},
+	{Key: "llama2-7b", Name: "Llama-2-7B", Layers: 32, KVHeads: 32, HeadDim: 128},
+	{Key: "llama3-8b", Name: "Llama-3-8B", Layers: 32, KVHeads: 8, HeadDim: 128}, // grouped-query attention: 32 query heads share 8 kv heads
+	{Key: "mistral-7b", Name: "Mistral-7B", Layers: 32, KVHeads: 8, HeadDim: 128},
 }
 
 // FP16Bytes is the uncompressed FP16 cache of m at the given history
