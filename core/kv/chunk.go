@@ -14,6 +14,10 @@ func init() {
 			t := float64(n - n/size*int(c.DropShare*float64(size)))
 			return t, c.heldIndex(t)
 		},
+		setBudget: func(c *Config, budget, _ int) bool {
+			c.DropShare = min(0.95, 1-float64(budget)/float64(c.MaxTokens))
+			return true
+		},
 		keep: func(_ *Layer, h *head, i int) float64 { return float64(h.norm[i]) },
 		endPrompt: func(l *Layer) {
 			for end := l.cfg.ChunkSize; end <= l.promptEnd; end += l.cfg.ChunkSize {

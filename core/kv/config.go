@@ -194,6 +194,60 @@ func (c Config) heldIndex(tokens float64) float64 {
 	return tokens
 }
 
+// SetBudget returns c with the settings its policy reads set so that a kv
+// head keeps budget tokens of a history of MaxTokens tokens (MaxPrompt of
+// them the prompt), with up to sink attention sinks: the one rule by which
+// every policy is given a budget (the simulator's sweeps and recall tasks
+// both ask it). budget is clamped to [1, MaxTokens] and the sinks to half
+// of it, and Sink, Recent, Heavy and DropShare not set by the rule are 0:
+//
+//   - a budgeted policy (Budget = the sink, recent and heavy settings it
+//     reads): the sinks if it reads Sink, and the rest between Recent
+//     (the larger half) and Heavy where it reads both, else all to the one
+//     it reads — window keeps the budget as its window, streaming sinks and
+//     a window;
+//   - duo: its streaming heads keep the sinks and the rest as their
+//     window (its retrieval heads keep everything, above the budget);
+//   - chunk: drops the share 1 − budget/MaxTokens of every chunk (at most
+//     0.95), so it keeps about the same share;
+//   - snapkv: keeps the same share of the prompt, half observation window
+//     (at least 1 token), half voted tokens, and every generated token.
+//
+// It reports false, returning c unchanged, for a policy without a budget to
+// set (full, quest), an unknown policy or MaxTokens < 1.
+func (c Config) SetBudget(budget, sink int) (Config, bool) {
+	if c.Policy >= numPolicies || c.MaxTokens < 1 {
+		return c, false
+	}
+	d := c.Policy.def()
+	if d.setBudget == nil && !d.budgeted {
+		return c, false
+	}
+	budget = min(max(budget, 1), c.MaxTokens)
+	sink = min(max(sink, 0), budget/2)
+	out := c
+	out.Sink, out.Recent, out.Heavy, out.DropShare = 0, 0, 0, 0
+	if d.setBudget != nil {
+		if !d.setBudget(&out, budget, sink) {
+			return c, false
+		}
+		return out, true
+	}
+	rest := budget
+	if d.params&ParamSink != 0 {
+		out.Sink, rest = sink, budget-sink
+	}
+	switch ps := d.params & (ParamRecent | ParamHeavy); ps {
+	case ParamRecent | ParamHeavy:
+		out.Recent, out.Heavy = rest-rest/2, rest/2
+	case ParamRecent:
+		out.Recent = rest
+	case ParamHeavy:
+		out.Heavy = rest
+	}
+	return out, true
+}
+
 // validChunk checks the Chunk settings (Chunk's validate).
 func validChunk(c Config) error {
 	if c.ChunkSize < 1 {

@@ -65,6 +65,10 @@ func init() {
 			}
 			st.steps++
 		},
+		setBudget: func(c *Config, budget, sink int) bool {
+			c.Sink, c.Recent = sink, budget-sink
+			return true
+		},
 		evict:      func(l *Layer, pos int) { l.duoEvict(pos) },
 		endPrompt:  func(l *Layer) { l.duoEvict(l.last) },
 		keep:       positionKeep,

@@ -42,3 +42,35 @@ func TestHeldIsWhatALayerHolds(t *testing.T) {
 		t.Errorf("unknown policy holds %v, %v", tok, idx)
 	}
 }
+
+// SetBudget gives every budgeted policy exactly the budget asked for
+// (clamped to the history), sinks at most half of it, and a valid
+// configuration; the policies without one report false and are left as
+// they are.
+func TestSetBudgetGivesTheBudget(t *testing.T) {
+	for _, p := range Policies() {
+		for _, budget := range []int{0, 1, 2, 7, 40, 200, 500} {
+			c := Config{Policy: p, Sink: 9, Recent: 9, Heavy: 9, ChunkSize: 16, DropShare: 0.5,
+				Heads: 2, KVHeads: 2, Dim: 4, MaxTokens: 200, MaxPrompt: 50}
+			got, ok := c.SetBudget(budget, 4)
+			want := min(max(budget, 1), c.MaxTokens)
+			switch {
+			case p == Full || p == Quest:
+				if ok || got.Sink != c.Sink || got.Recent != c.Recent || got.Heavy != c.Heavy || got.DropShare != c.DropShare {
+					t.Errorf("%v: SetBudget set %+v (%v)", p, got, ok)
+				}
+				continue
+			case !ok:
+				t.Errorf("%v at %d: no budget set", p, budget)
+				continue
+			case got.Validate() != nil:
+				t.Errorf("%v at %d: %+v is invalid: %v", p, budget, got, got.Validate())
+			case got.Sink > want/2:
+				t.Errorf("%v at %d: %d sinks", p, budget, got.Sink)
+			}
+			if p.budgeted() && got.Budget() != want {
+				t.Errorf("%v at %d: budget %d", p, budget, got.Budget())
+			}
+		}
+	}
+}

@@ -104,6 +104,11 @@ type policyDef struct {
 	// Held); nil: every token for a policy without a budget, else the
 	// budget, each indexed (heldIndex).
 	held func(c Config, n int, retrieval float64) (tokens, index float64)
+	// setBudget is SetBudget's rule for a policy without a budget of
+	// sink + recent + heavy: it sets c's settings from the budget and sink
+	// count (both checked) and reports whether it could; nil: the budgeted
+	// policies' rule (SetBudget), no budget to set for the others.
+	setBudget func(c *Config, budget, sink int) bool
 }
 
 // indexed reports whether a policy without a budget still keeps an index

@@ -37,6 +37,12 @@ func init() {
 			t := float64(min(n, c.Recent+c.Heavy+max(0, n-c.MaxPrompt)))
 			return t, c.heldIndex(t)
 		},
+		setBudget: func(c *Config, budget, _ int) bool {
+			kept := max(1, int(math.Round(float64(budget)/float64(c.MaxTokens)*float64(c.MaxPrompt))))
+			c.Recent = max(1, (kept+1)/2)
+			c.Heavy = kept - c.Recent
+			return true
+		},
 		observe:   (*Layer).observe,
 		endPrompt: (*Layer).snapSelect,
 		role: func(l *Layer, g, i int) Role {
