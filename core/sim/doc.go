@@ -61,8 +61,11 @@
 //
 // # Where the techniques live
 //
-// Nothing here describes a policy or a quantizer: each policy is one file
-// in core/kv and each quantizer one codec in core/store. sim asks them —
-// their budgets, what they hold, their tables — instead of keeping rules
-// of its own.
+// Each policy is one file in core/kv and each quantizer one codec in
+// core/store; sim asks them for a policy's budget rule, what it holds and
+// whether it shares its decision, and for a store's tables and its
+// quantizer's value-side partner, instead of keeping copies. What still
+// names policies here: the presets (data), the sweep's work estimate
+// (pointCost), the real-model curves' choice of policies, and ModelCache's
+// refusal to re-position keys for Quest and KeyDiff.
 package sim
