@@ -117,21 +117,7 @@ func TestRandomMatrices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range d {
-			for j := range d {
-				var p float64
-				for k := range d {
-					p += float64(m[i*d+k]) * float64(m[j*d+k])
-				}
-				want := 0.0
-				if i == j {
-					want = 1
-				}
-				if math.Abs(p-want) > 1e-6 {
-					t.Fatalf("d=%d: rows %d·%d = %g, want %g", d, i, j, p, want)
-				}
-			}
-		}
+		checkOrthonormal(t, m, d, d)
 		again, _ := RandomOrthogonal(9, d)
 		other, _ := RandomOrthogonal(10, d)
 		if !slices.Equal(m, again) || (d > 1 && slices.Equal(m, other)) {
@@ -209,21 +195,7 @@ func TestOrthonormalRows(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	rows := make([]float32, m*d)
 	Orthonormal(rows, m, d, r)
-	for i := range m {
-		for j := range m {
-			var p float64
-			for k := range d {
-				p += float64(rows[i*d+k]) * float64(rows[j*d+k])
-			}
-			want := 0.0
-			if i == j {
-				want = 1
-			}
-			if math.Abs(p-want) > 1e-6 {
-				t.Fatalf("rows %d·%d = %g, want %g", i, j, p, want)
-			}
-		}
-	}
+	checkOrthonormal(t, rows, m, d)
 	if fresh := rand.New(rand.NewPCG(3, 4)); r.Uint64() == fresh.Uint64() {
 		t.Error("Orthonormal drew nothing from r")
 	}
@@ -239,5 +211,26 @@ func TestOrthonormalRows(t *testing.T) {
 			}()
 			bad()
 		}()
+	}
+}
+
+// checkOrthonormal fails t unless the m rows of d values are orthonormal
+// within 10⁻⁶.
+func checkOrthonormal(t *testing.T, rows []float32, m, d int) {
+	t.Helper()
+	for i := range m {
+		for j := range m {
+			var p float64
+			for k := range d {
+				p += float64(rows[i*d+k]) * float64(rows[j*d+k])
+			}
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(p-want) > 1e-6 {
+				t.Fatalf("%d×%d: rows %d·%d = %g, want %g", m, d, i, j, p, want)
+			}
+		}
 	}
 }
