@@ -39,10 +39,10 @@ type Codec interface {
 	// Evict releases slot's token; Reset releases every token.
 	Evict(slot int)
 	Reset()
-	// Items returns the bytes the codec holds for its sealed tokens, of
-	// which the Store has sealed tokens live: their payload, per-token
-	// params and norms, sketches, held holes. The per-store tables are
-	// QuantizerDef.Tables's, not counted here.
+	// Items returns the bytes the codec holds for the sealed live tokens,
+	// sealed of them: their payload, per-token params and norms, sketches,
+	// holes it still holds. The per-store tables are QuantizerDef.Tables's,
+	// not counted here.
 	Items(sealed int) Items
 }
 
@@ -89,7 +89,9 @@ type QuantizerDef struct {
 	// to any head dimension without building a Store.
 	Tables func(c Config, stored int) Items
 	// New returns the Codec of a Store of c holding at most capacity
-	// tokens of stored values each, with every buffer allocated.
+	// tokens of stored values each, with every buffer allocated. It is nil
+	// in the built-in quantizers' definitions (Quantizer.Def), which the
+	// Store builds itself.
 	New func(c Config, stored, capacity int) (Codec, error)
 
 	// build, for the built-in codecs, is New with the Store itself: they

@@ -16,8 +16,14 @@
 // How sealed tokens are coded is a Codec, one per quantizer and layout,
 // each in its own file and described by its QuantizerDef (codec.go); the
 // Store keeps the slots, the FP16 residual and sinks, the basis and the
-// rotations, and the outliers, and asks the Codec for the rest. Register
-// adds a quantizer.
+// rotations, and the outliers, and asks the Codec for the rest.
+//
+// Adding a quantizer is one file: a Codec type and a QuantizerDef (its
+// name, help, per-store Tables, constructor) given to Register from init.
+// Config.Quantizer, ParseQuantizer, Quantizers, Validate, Items and
+// Config.Tables then know it, and so do the simulator's runs and
+// model-scale projection and the command line's -quant;
+// core/sim/quantizer_plugin_test.go registers one from a test file.
 //
 // A Store preallocates everything in New; Append, Evict, Read and Dots
 // allocate nothing. A Store is not safe for concurrent use.
