@@ -210,7 +210,7 @@ func (l *Layer) indexBytes(held func(g int) int) int64 {
 	if l.def.noIndex {
 		return 0
 	}
-	if l.cfg.sharedDecision() {
+	if l.cfg.SharedDecision() {
 		return 4 * int64(held(0))
 	}
 	var n int64
@@ -589,7 +589,7 @@ func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
 	// Validate (and, for shared decisions, sum) the attention before
 	// anything changes; then append; then add the weights to the scores
 	// of the tokens that were cached before this one.
-	shared := l.cfg.sharedDecision() && len(attn) > 0
+	shared := l.cfg.SharedDecision() && len(attn) > 0
 	if shared {
 		if err := l.sumShared(attn); err != nil {
 			return err

@@ -313,12 +313,25 @@ func (r *ModelRun) Snapshot(layer int) *Snapshot {
 // extended by later steps.
 func (r *ModelRun) Tokens() (full, compressed []int) { return r.refToks, r.testToks }
 
+// Perplexity returns the teacher-forced perplexity of the run's
+// uncompressed text as it was decoded — its tokens (Tokens' full: BOS, the
+// prompt, the greedy continuation) — under an uncompressed cache and under
+// the run's compressed cache: PerplexityTokens of those tokens. It is how
+// a run is scored, by the lessons and the command line alike: its text
+// encoded again need not give the same tokens (greedy decoding need not
+// pick the tokenizer's merges), nor fit the context. It needs two tokens
+// fed.
+func (r *ModelRun) Perplexity() (full, compressed float64, err error) {
+	return PerplexityTokens(r.m, r.cfg, r.refToks, r.cache.reposition)
+}
+
 // Perplexity returns the teacher-forced perplexity of text (BOS is
 // prepended) under an uncompressed cache and under cfg's compressed cache.
 // The text must encode to at most the model's context length, BOS
 // included. A text decoded from tokens may encode to more tokens than were
 // decoded (greedy decoding need not pick the tokenizer's merges): to score
-// what a run decoded, pass its tokens to PerplexityTokens instead.
+// what a run decoded, use ModelRun.Perplexity (or pass its tokens to
+// PerplexityTokens) instead.
 func Perplexity(m *model.Model, cfg Config, text string, reposition bool) (full, compressed float64, err error) {
 	toks := m.Tokenizer.Encode(text, true, false)
 	if len(toks) < 2 || len(toks) > m.Config.ContextLength {
