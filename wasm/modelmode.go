@@ -96,7 +96,7 @@ func (a *app) applyModel(next view.State, target, depth int) {
 			a.addNotices(ns...)
 		}
 		s.eng, s.snap, s.mkey = run, nil, key
-		a.runPrompt = len(m.Tokenizer.Encode(next.Text, true, false))
+		a.runPrompt = len(m.Tokenizer.Prompt(next.Text))
 	}
 	a.st, a.good = next, next
 	a.runTotal = maxTok

@@ -264,7 +264,7 @@ func (a *app) readHeader(c *modelConversion) error {
 	if err != nil {
 		return fmt.Errorf("%s", view.LoadRefused(err))
 	}
-	weights := model.PlannedBytes(f, loadOptions)
+	weights := model.PlannedAlloc(f, loadOptions)
 	cfg, cerr := model.ConfigFromGGUF(f)
 	var cp *model.Config
 	if cerr == nil {
@@ -367,7 +367,7 @@ func (a *app) sinkTick(budget time.Duration) {
 		return
 	}
 	if a.mdl.meter == nil {
-		prompt := m.Tokenizer.Encode(a.st.Text, true, false)
+		prompt := m.Tokenizer.Prompt(a.st.Text)
 		prompt = prompt[:min(len(prompt), sim.SinkPrompt, m.Config.ContextLength)]
 		sm, err := sim.NewGreedySinkMeter(m, prompt, sim.SinkPrompt)
 		if err != nil {
@@ -398,7 +398,7 @@ func newLoaderSafe(b []byte) (ld *model.Loader, err error) {
 			ld, err = nil, fmt.Errorf("kvscope: the model loader failed on this file (%v)", r)
 		}
 	}()
-	return model.NewLoader(bytes.NewReader(b), int64(len(b)), loadOptions)
+	return model.NewLoaderBytes(b, loadOptions)
 }
 
 // ggufLoadSafe parses a file's header, turning a panic into an error.

@@ -16,7 +16,7 @@ func readMatrix(f *gguf.File, name string, rows, cols int, quantized bool) (Matr
 	if err != nil {
 		return Matrix{}, err
 	}
-	if quantized && t.Type != gguf.TypeF32 {
+	if keptAsStored(t, quantized) {
 		if _, err := t.Type.Codec(); err != nil {
 			return Matrix{}, fmt.Errorf("model: tensor %q: type %v not supported", name, t.Type)
 		}
@@ -31,6 +31,13 @@ func readMatrix(f *gguf.File, name string, rows, cols int, quantized bool) (Matr
 		return Matrix{}, err
 	}
 	return Matrix{Rows: rows, Cols: cols, Type: gguf.TypeF32, F: x}, nil
+}
+
+// keptAsStored reports whether the loader keeps the matrix t in its
+// stored bytes (Options.KeepQuantized, any type but F32) rather than
+// widening it to float32: the one rule readMatrix and PlannedBytes follow.
+func keptAsStored(t *gguf.TensorInfo, quantized bool) bool {
+	return quantized && len(t.Dims) == 2 && t.Type != gguf.TypeF32
 }
 
 // readTensor decodes the named tensor after checking that its dimensions

@@ -517,6 +517,24 @@ func (t *Tokenizer) Encode(text string, bos, eos bool) []int {
 	return t.encode(text, bos, eos, &t.user)
 }
 
+// Prompt returns the ids a run over text starts with: text encoded as
+// Encode does, after BOS when the vocabulary asks for it (AddBOS). A run
+// needs one token to start from, so an empty result becomes BOS, or EOS
+// when the vocabulary has no BOS (Qwen's <|endoftext|> is both) — or
+// stays empty for a vocabulary with neither.
+func (t *Tokenizer) Prompt(text string) []int {
+	ids := t.Encode(text, t.AddBOS(), false)
+	if len(ids) == 0 {
+		switch {
+		case t.BOS >= 0:
+			ids = []int{t.BOS}
+		case t.EOS >= 0:
+			ids = []int{t.EOS}
+		}
+	}
+	return ids
+}
+
 // EncodeSpecial is Encode with parse_special on: the texts of control,
 // user-defined and unknown tokens are matched whole, as where kvscope writes
 // a chat template itself ("<|im_start|>user\n…").
@@ -643,6 +661,15 @@ func (t *Tokenizer) Piece(id int) string {
 		return ""
 	}
 	return t.pieces[id]
+}
+
+// TokenText returns token id, following token prev (-1 at the start), as
+// a reader sees it on its own: its text as AppendToken renders it there,
+// with bytes that do not form whole UTF-8 characters — a byte-level token
+// cut inside one — shown as U+FFFD; "" for control and unknown tokens.
+func (t *Tokenizer) TokenText(prev, id int) string {
+	var buf [32]byte
+	return strings.ToValidUTF8(string(t.AppendToken(buf[:0], prev, id)), "\uFFFD")
 }
 
 // AppendToken appends the bytes of token id, which follows token prev (-1 at

@@ -266,3 +266,52 @@ func BenchmarkTokenizerFromGGUF(b *testing.B) {
 		}
 	}
 }
+
+// Prompt starts a run as each vocabulary asks: Llama 3 and Gemma 3 after
+// BOS, Qwen without one (an empty prompt then starts from its
+// <|endoftext|>, which is its EOS).
+func TestPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		vocab  string
+		addBOS bool
+	}{{"llama3", true}, {"gemma3", true}, {"llama2", true}, {"qwen3", false}} {
+		tok := testmodel.Tokenizer(t, tc.vocab)
+		if tok.AddBOS() != tc.addBOS {
+			t.Errorf("%s: AddBOS %v", tc.vocab, tok.AddBOS())
+		}
+		text := tok.Encode("Hello world", false, false)
+		got := tok.Prompt("Hello world")
+		if tc.addBOS {
+			text = append([]int{tok.BOS}, text...)
+		}
+		if !slices.Equal(got, text) {
+			t.Errorf("%s: Prompt %v, want %v", tc.vocab, got, text)
+		}
+		if e := tok.Prompt(""); len(e) != 1 || (tc.addBOS && e[0] != tok.BOS) || (!tc.addBOS && tok.BOS < 0 && e[0] != tok.EOS) {
+			t.Errorf("%s: empty prompt %v (BOS %d, EOS %d)", tc.vocab, e, tok.BOS, tok.EOS)
+		}
+	}
+}
+
+// TokenText shows a token as it reads: Llama 3's "Ġthe" as " the",
+// Llama 2's "▁the" as " the", a control token as nothing.
+func TestTokenText(t *testing.T) {
+	for _, vocab := range []string{"llama3", "llama2", "qwen3", "gemma3"} {
+		tok := testmodel.Tokenizer(t, vocab)
+		ids := tok.Encode("Hello the world", false, false)
+		var got string
+		for i, id := range ids {
+			prev := -1
+			if i > 0 {
+				prev = ids[i-1]
+			}
+			got += tok.TokenText(prev, id)
+		}
+		if want := tok.Decode(ids); got != want {
+			t.Errorf("%s: token texts %q, decoded %q", vocab, got, want)
+		}
+		if tok.BOS >= 0 && tok.TokenText(-1, tok.BOS) != "" {
+			t.Errorf("%s: BOS shows as %q", vocab, tok.TokenText(-1, tok.BOS))
+		}
+	}
+}

@@ -60,10 +60,10 @@ type ModelCalibration struct {
 }
 
 // CalibrationText is how many tokens CalibrateModel records: the model's
-// own greedy continuation of BOS.
+// own greedy continuation of an empty prompt (Tokenizer.Prompt).
 const CalibrationText = 128
 
-// CalibrateModel runs m on its greedy continuation of BOS with an
+// CalibrateModel runs m on its greedy continuation of an empty prompt with an
 // uncompressed cache, records every layer's keys (before RoPE with
 // reposition, else rotated to their positions) and values, and learns what
 // cfg's storage needs from them. It returns nil and no error when cfg's
@@ -83,7 +83,7 @@ func CalibrateModel(m *model.Model, cfg Config, reposition bool) (*ModelCalibrat
 	tap.keys = make([]float32, 0, n*mc.Layers*mc.KVDim())
 	tap.vals = make([]float32, 0, cap(tap.keys))
 	r := m.NewRunner(tap)
-	if _, err := r.Generate([]int{m.Tokenizer.BOS}, model.GenerateOptions{MaxTokens: n - 1, IgnoreEOS: true}); err != nil {
+	if _, err := r.Generate(m.Tokenizer.Prompt(""), model.GenerateOptions{MaxTokens: n - 1, IgnoreEOS: true}); err != nil {
 		return nil, fmt.Errorf("sim: calibration run: %w", err)
 	}
 	cfg.Tokens = len(tap.keys) / (mc.Layers * mc.KVDim())
@@ -142,14 +142,14 @@ type ModelRun struct {
 	err               error
 }
 
-// NewModelRun prepares to decode prompt (BOS is prepended) for up to
+// NewModelRun prepares to decode prompt (Tokenizer.Prompt: after BOS when the vocabulary asks for it) for up to
 // maxTokens positions, prompt included, with cfg's policy and storage.
 func NewModelRun(m *model.Model, cfg Config, prompt string, maxTokens int, reposition bool) (*ModelRun, error) {
 	mc := m.Config
 	if maxTokens < 2 || maxTokens > mc.ContextLength {
 		return nil, fmt.Errorf("sim: model run of %d tokens: want 2 to %d (the model's context)", maxTokens, mc.ContextLength)
 	}
-	toks := m.Tokenizer.Encode(prompt, true, false)
+	toks := m.Tokenizer.Prompt(prompt)
 	if len(toks) >= maxTokens {
 		return nil, fmt.Errorf("sim: prompt of %d tokens leaves no room in %d", len(toks), maxTokens)
 	}
@@ -259,7 +259,7 @@ func (r *ModelRun) Step() bool {
 	}
 	r.refText = tk.AppendToken(r.refText, prevR, refTok)
 	r.testText = tk.AppendToken(r.testText, prevT, testTok)
-	r.pieces = append(r.pieces, tk.Piece(testTok))
+	r.pieces = append(r.pieces, tk.TokenText(prevT, testTok))
 	if r.diverge < 0 && refTok != testTok {
 		r.diverge = pos
 	}
@@ -333,7 +333,7 @@ func (r *ModelRun) Perplexity() (full, compressed float64, err error) {
 // what a run decoded, use ModelRun.Perplexity (or pass its tokens to
 // PerplexityTokens) instead.
 func Perplexity(m *model.Model, cfg Config, text string, reposition bool) (full, compressed float64, err error) {
-	toks := m.Tokenizer.Encode(text, true, false)
+	toks := m.Tokenizer.Prompt(text)
 	if len(toks) < 2 || len(toks) > m.Config.ContextLength {
 		return 0, 0, fmt.Errorf("sim: perplexity needs 1 to %d tokens of text, got %d", m.Config.ContextLength-1, len(toks)-1)
 	}

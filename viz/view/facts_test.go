@@ -115,9 +115,10 @@ func TestModelTooLarge(t *testing.T) {
 		{KnownModelSize, -1, ""},
 		{640 << 20, 700 << 20, ""},
 		{1 << 30, -1, ""},
-		{1<<30 + 600<<20, -1, "at least"}, // 1.6 GiB: twice that passes 3 GiB
-		{1 << 30, 2<<30 + 1, "of memory"}, // an F16 file widened
-		{5e9, -1, "at most 2 GiB"},        // a 5 GB download
+		{1<<30 + 600<<20, -1, ""},                  // 1.6 GiB: fits until its header says what it widens
+		{1<<30 + 600<<20, 1600 << 20, "of memory"}, // … 1.6 GiB of it widened
+		{1 << 30, 2<<30 + 1, "of memory"},          // an F16 file widened
+		{5e9, -1, "at most 2 GiB"},                 // a 5 GB download
 		{MaxModelFile + 1, 0, "at most 2 GiB"},
 	}
 	for _, tc := range tests {

@@ -9,10 +9,10 @@ import (
 // whole heap lives in one WebAssembly memory of at most 4 GiB, and the
 // browser hands a file over as ArrayBuffers of at most 2 GiB. The page
 // copies a download, chunk by chunk, into one Go []byte allocated once at
-// the file's size, and keeps it (the loader reads from it, and the chart's
-// workers get a copy); the weights it loads sit beside it, with Q8_0 and
-// Q4_0 matrices kept in their blocks (≈1.1 and ≈0.6 bytes a weight) and
-// every other tensor widened to float32. What is left of the 4 GiB holds
+// the file's size, and keeps it: the loader reads from it and every
+// non-F32 matrix stays in it (model.LoadBytes: Q8_0 ≈1.06 bytes a weight,
+// Q4_K ≈0.56), so only what is widened to float32 — norms, F32 tensors —
+// is allocated beside it (model.PlannedAlloc). What is left of the 4 GiB holds
 // the Go runtime, the page's own data, the three decoders' caches and the
 // garbage collector's slack (its memory limit is set just under 4 GiB).
 const (
@@ -25,14 +25,11 @@ const (
 )
 
 // ModelMemory returns the bytes the page holds for a model: the file plus
-// its weights as loaded (model.PlannedBytes). Before the header is read,
-// pass weights < 0: the file's size stands in for them, the least a
-// loader that copies every tensor it reads holds.
+// what loading it allocates beside the file (model.PlannedAlloc). Before
+// the header is read, pass weights < 0: nothing is counted beside the
+// file, the least any loading takes (the header's check follows).
 func ModelMemory(file, weights int64) int64 {
-	if weights < 0 {
-		weights = file
-	}
-	return file + weights
+	return file + max(weights, 0)
 }
 
 // ModelTooLarge says why a model of file bytes whose weights take weights
@@ -44,11 +41,7 @@ func ModelTooLarge(file, weights int64) string {
 	case file > MaxModelFile:
 		return fmt.Sprintf("the file is %s; a browser tab takes files of at most %s", Bytes(float64(file)), Bytes(MaxModelFile))
 	case mem > MaxModelMemory:
-		what := "its file and weights"
-		if weights < 0 {
-			what = "its file and weights (at least)"
-		}
-		return fmt.Sprintf("%s would take %s of memory; the page has %s for a model (wasm32 addresses 4 GiB)", what, Bytes(float64(mem)), Bytes(MaxModelMemory))
+		return fmt.Sprintf("its file and the weights widened beside it would take %s of memory; the page has %s for a model (wasm32 addresses 4 GiB)", Bytes(float64(mem)), Bytes(MaxModelMemory))
 	}
 	return ""
 }
