@@ -666,10 +666,16 @@ func (t *Tokenizer) Piece(id int) string {
 // TokenText returns token id, following token prev (-1 at the start), as
 // a reader sees it on its own: its text as AppendToken renders it there,
 // with bytes that do not form whole UTF-8 characters — a byte-level token
-// cut inside one — shown as U+FFFD; "" for control and unknown tokens.
+// cut inside one — shown as U+FFFD. A token that renders as nothing (BOS,
+// EOS, other control and unknown tokens) is shown by its piece ("<s>",
+// "<|endoftext|>"), so a display can name it.
 func (t *Tokenizer) TokenText(prev, id int) string {
 	var buf [32]byte
-	return strings.ToValidUTF8(string(t.AppendToken(buf[:0], prev, id)), "\uFFFD")
+	b := t.AppendToken(buf[:0], prev, id)
+	if len(b) == 0 && id >= 0 && id < len(t.pieces) {
+		return t.pieces[id]
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
 // AppendToken appends the bytes of token id, which follows token prev (-1 at

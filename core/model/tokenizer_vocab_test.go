@@ -294,24 +294,22 @@ func TestPrompt(t *testing.T) {
 }
 
 // TokenText shows a token as it reads: Llama 3's "Ġthe" as " the",
-// Llama 2's "▁the" as " the", a control token as nothing.
+// Llama 2's "▁the" as " the" (after BOS, as Decode reads them), a control
+// token by its piece.
 func TestTokenText(t *testing.T) {
 	for _, vocab := range []string{"llama3", "llama2", "qwen3", "gemma3"} {
 		tok := testmodel.Tokenizer(t, vocab)
 		ids := tok.Encode("Hello the world", false, false)
+		ids = append([]int{tok.BOS}, ids...) // BOS -1 (none) renders as nothing
 		var got string
-		for i, id := range ids {
-			prev := -1
-			if i > 0 {
-				prev = ids[i-1]
-			}
-			got += tok.TokenText(prev, id)
+		for i := 1; i < len(ids); i++ {
+			got += tok.TokenText(ids[i-1], ids[i])
 		}
 		if want := tok.Decode(ids); got != want {
 			t.Errorf("%s: token texts %q, decoded %q", vocab, got, want)
 		}
-		if tok.BOS >= 0 && tok.TokenText(-1, tok.BOS) != "" {
-			t.Errorf("%s: BOS shows as %q", vocab, tok.TokenText(-1, tok.BOS))
+		if bos := tok.TokenText(-1, tok.BOS); tok.BOS >= 0 && bos != tok.Piece(tok.BOS) {
+			t.Errorf("%s: BOS shows as %q, want its piece %q", vocab, bos, tok.Piece(tok.BOS))
 		}
 	}
 }
