@@ -14,9 +14,11 @@
 // Both paths follow one summation order per function, stated in each doc
 // comment, with every product and sum rounded to float32 (no fused
 // multiply-add), so their results are equal bit for bit, not merely close:
-// a page on either path decodes the same tokens. The order is the one that
-// suits four-lane SIMD; it differs from a single running sum by the usual
-// float32 rounding, bounded by the tests against float64 references.
+// a page on either path decodes the same tokens. The orders are those of
+// kvscope's forward pass in plain Go (four rows or keys at a time, each
+// with one running sum per chunk of four columns), which suit scalar code;
+// the SIMD module reaches them by transposing products, so neither path
+// changes a result the other gives.
 //
 // Preconditions on lengths are checked before any memory is touched (the
 // SIMD path reads Go memory through raw addresses); a violation is a
@@ -46,10 +48,9 @@ func Path() string {
 }
 
 // DotF32 returns Σ a[j]·b[j] over the len(a) elements of a; b must be at
-// least as long. Order: with p_j = a[j]·b[j], four lane sums from +0 over
-// the chunks of 16 in order, s_l += (p_l + p_{4+l}) + (p_{8+l} + p_{12+l})
-// (indices within the chunk); then r = (s0+s2) + (s1+s3); then the last
-// len(a) mod 16 products added to r one by one in increasing j.
+// least as long. The row order: with p_j = a[j]·b[j], s from +0; per chunk
+// of four, s += ((p_j + p_{j+1}) + p_{j+2}) + p_{j+3}; then the last
+// len(a) mod 4 products added one by one.
 func DotF32(a, b []float32) float32 {
 	if len(b) < len(a) {
 		panic(fmt.Sprintf("kernels: DotF32: len(b) = %d < len(a) = %d", len(b), len(a)))
@@ -86,10 +87,10 @@ func MatVecF32(dst, w, x []float32) {
 
 // MatVecQ8_0 sets dst[i] to row i of a Q8_0 matrix times x. blocks holds at
 // least len(dst) rows of len(x)/32 blocks of BlockBytesQ8_0 bytes, as a
-// GGUF file stores them; len(x) must be a multiple of 32. Order per row:
-// per block, lane sums t_l = ((p0+p1)+(p2+p3)) + ((p4+p5)+(p6+p7)) for
-// l = 0..3 with p_k = q[4k+l]·x[4k+l]; four accumulators a_l += d·t_l over
-// the row's blocks in order, from +0; then (a0+a2) + (a1+a3).
+// GGUF file stores them; len(x) must be a multiple of 32. Order per row: s
+// from +0; per block, four lane sums from +0, a_l += q[4k+l]·x[4k+l] for
+// k = 0..7 in order (x relative to the block), then s += d·((a0+a1) +
+// (a2+a3)).
 func MatVecQ8_0(dst []float32, blocks []byte, x []float32) {
 	checkQuant("MatVecQ8_0", len(dst), len(blocks), len(x), BlockBytesQ8_0)
 	if len(dst) == 0 {

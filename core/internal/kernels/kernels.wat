@@ -5,12 +5,15 @@
 ;; Memory object the Go module exports (instance.exports.mem), so every
 ;; pointer argument is a Go address and the memory may grow under it.
 ;; static/kernels.js wires it in; core/internal/kernels is the Go side, whose
-;; fallback (fallback.go) computes bit for bit the same results: each
+;; Go path (fallback.go) computes bit for bit the same results: each
 ;; function below states its summation order, and the Go code follows it.
 ;;
 ;; All pointers are byte addresses; all counts are elements. Float
 ;; arithmetic is f32 throughout, each product and sum rounded (WebAssembly
 ;; has no fused multiply-add outside relaxed SIMD, which is not used).
+;; Helpers are written out in the hot loops: V8 does not inline calls
+;; between WebAssembly functions by default, and a call per chunk costs
+;; more than the chunk.
 (module
   (import "go" "mem" (memory 0))
 
@@ -18,64 +21,57 @@
   ;; only when it returns the version the Go code was written for.
   (func (export "abi_version") (result i32) (i32.const 1))
 
-;; $hsum4 reduces lanes s0..s3 to (s0+s2) + (s1+s3).
-  (func $hsum4 (param $s v128) (result f32)
-    (local $v v128)
-    (local.set $v (f32x4.add (local.get $s)
-      (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $s) (local.get $s))))
-    (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v))))
-
-  ;; $dot returns a·b over n floats. With p_j = a[j]·b[j]: four lane sums
-  ;; from +0 over the chunks of 16 in order, s_l += (p_l + p_{4+l}) +
-  ;; (p_{8+l} + p_{12+l}) (indices within the chunk), reduced by $hsum4;
-  ;; then the last n%16 products added one by one in increasing j.
+  ;; $dot returns a·b over n floats in the row order: s from +0; per chunk
+  ;; of four, s += ((p0 + p1) + p2) + p3 with p_k = a[j+k]·b[j+k]; then the
+  ;; last n%4 products added one by one.
   (func $dot (param $a i32) (param $b i32) (param $n i32) (result f32)
-    (local $acc v128) (local $end i32) (local $r f32)
+    (local $end i32) (local $s f32) (local $v v128)
     (local.set $end (i32.add (local.get $a)
-      (i32.shl (i32.and (local.get $n) (i32.const -16)) (i32.const 2))))
+      (i32.shl (i32.and (local.get $n) (i32.const -4)) (i32.const 2))))
     (block $done
       (loop $chunks
         (br_if $done (i32.ge_u (local.get $a) (local.get $end)))
-        (local.set $acc (f32x4.add (local.get $acc)
-          (f32x4.add
-            (f32x4.add
-              (f32x4.mul (v128.load (local.get $a)) (v128.load (local.get $b)))
-              (f32x4.mul (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $b))))
-            (f32x4.add
-              (f32x4.mul (v128.load offset=32 (local.get $a)) (v128.load offset=32 (local.get $b)))
-              (f32x4.mul (v128.load offset=48 (local.get $a)) (v128.load offset=48 (local.get $b)))))))
-        (local.set $a (i32.add (local.get $a) (i32.const 64)))
-        (local.set $b (i32.add (local.get $b) (i32.const 64)))
+        (local.set $v (f32x4.mul (v128.load (local.get $a)) (v128.load (local.get $b))))
+        (local.set $s (f32.add (local.get $s)
+          (f32.add
+            (f32.add
+              (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
+              (f32x4.extract_lane 2 (local.get $v)))
+            (f32x4.extract_lane 3 (local.get $v)))))
+        (local.set $a (i32.add (local.get $a) (i32.const 16)))
+        (local.set $b (i32.add (local.get $b) (i32.const 16)))
         (br $chunks)))
-    (local.set $r (call $hsum4 (local.get $acc)))
     (local.set $end (i32.add (local.get $a)
-      (i32.shl (i32.and (local.get $n) (i32.const 15)) (i32.const 2))))
+      (i32.shl (i32.and (local.get $n) (i32.const 3)) (i32.const 2))))
     (block $done
       (loop $tail
         (br_if $done (i32.ge_u (local.get $a) (local.get $end)))
-        (local.set $r (f32.add (local.get $r)
+        (local.set $s (f32.add (local.get $s)
           (f32.mul (f32.load (local.get $a)) (f32.load (local.get $b)))))
         (local.set $a (i32.add (local.get $a) (i32.const 4)))
         (local.set $b (i32.add (local.get $b) (i32.const 4)))
         (br $tail)))
-    (local.get $r))
+    (local.get $s))
 
   ;; dot_f32 returns $dot(a, b, n).
   (func (export "dot_f32") (param $a i32) (param $b i32) (param $n i32) (result f32)
     (call $dot (local.get $a) (local.get $b) (local.get $n)))
 
-  ;; $dots sets dst[t] = $dot(rows + t·stride, x, n) for t < count: four
-  ;; rows at a time (each x chunk loaded once for the four), the rest one
-  ;; by one.
+  ;; $dots sets dst[t] = $dot(w + t·stride, x, n) for t < count. Four rows
+  ;; at a time, one per lane: per chunk of four columns, the rows' product
+  ;; vectors are transposed so that vector k holds product k of each row,
+  ;; and ((c0 + c1) + c2) + c3 adds them in the row order; each tail
+  ;; column's products are gathered the same way. The last count%4 rows go
+  ;; through $dot.
   (func $dots (param $dst i32) (param $x i32) (param $w i32) (param $count i32) (param $n i32) (param $stride i32)
     (local $sb i32) (local $w1 i32) (local $w2 i32) (local $w3 i32)
     (local $o i32) (local $end i32) (local $nb i32) (local $last i32)
-    (local $x0 v128) (local $x1 v128) (local $x2 v128) (local $x3 v128)
-    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
-    (local $r0 f32) (local $r1 f32) (local $r2 f32) (local $r3 f32) (local $xv f32)
+    (local $xv v128) (local $acc v128)
+    (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
+    (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
     (local.set $sb (i32.shl (local.get $stride) (i32.const 2)))
     (local.set $nb (i32.shl (local.get $n) (i32.const 2)))
-    (local.set $end (i32.shl (i32.and (local.get $n) (i32.const -16)) (i32.const 2)))
+    (local.set $end (i32.shl (i32.and (local.get $n) (i32.const -4)) (i32.const 2)))
     ;; $last: dst address past the last full group of four.
     (local.set $last (i32.add (local.get $dst)
       (i32.shl (i32.and (local.get $count) (i32.const -4)) (i32.const 2))))
@@ -85,48 +81,45 @@
         (local.set $w1 (i32.add (local.get $w) (local.get $sb)))
         (local.set $w2 (i32.add (local.get $w1) (local.get $sb)))
         (local.set $w3 (i32.add (local.get $w2) (local.get $sb)))
-        (local.set $a0 (v128.const i64x2 0 0)) (local.set $a1 (v128.const i64x2 0 0))
-        (local.set $a2 (v128.const i64x2 0 0)) (local.set $a3 (v128.const i64x2 0 0))
+        (local.set $acc (v128.const i64x2 0 0))
         (local.set $o (i32.const 0))
         (block $chunks_done
           (loop $chunks
             (br_if $chunks_done (i32.ge_u (local.get $o) (local.get $end)))
-            (local.set $x0 (v128.load (i32.add (local.get $x) (local.get $o))))
-            (local.set $x1 (v128.load offset=16 (i32.add (local.get $x) (local.get $o))))
-            (local.set $x2 (v128.load offset=32 (i32.add (local.get $x) (local.get $o))))
-            (local.set $x3 (v128.load offset=48 (i32.add (local.get $x) (local.get $o))))
-            (local.set $a0 (f32x4.add (local.get $a0) (call $chunk (i32.add (local.get $w) (local.get $o))
-              (local.get $x0) (local.get $x1) (local.get $x2) (local.get $x3))))
-            (local.set $a1 (f32x4.add (local.get $a1) (call $chunk (i32.add (local.get $w1) (local.get $o))
-              (local.get $x0) (local.get $x1) (local.get $x2) (local.get $x3))))
-            (local.set $a2 (f32x4.add (local.get $a2) (call $chunk (i32.add (local.get $w2) (local.get $o))
-              (local.get $x0) (local.get $x1) (local.get $x2) (local.get $x3))))
-            (local.set $a3 (f32x4.add (local.get $a3) (call $chunk (i32.add (local.get $w3) (local.get $o))
-              (local.get $x0) (local.get $x1) (local.get $x2) (local.get $x3))))
-            (local.set $o (i32.add (local.get $o) (i32.const 64)))
+            (local.set $xv (v128.load (i32.add (local.get $x) (local.get $o))))
+            (local.set $v0 (f32x4.mul (v128.load (i32.add (local.get $w) (local.get $o))) (local.get $xv)))
+            (local.set $v1 (f32x4.mul (v128.load (i32.add (local.get $w1) (local.get $o))) (local.get $xv)))
+            (local.set $v2 (f32x4.mul (v128.load (i32.add (local.get $w2) (local.get $o))) (local.get $xv)))
+            (local.set $v3 (f32x4.mul (v128.load (i32.add (local.get $w3) (local.get $o))) (local.get $xv)))
+            ;; t0 = [v0₀ v1₀ v0₁ v1₁], t1 = [v2₀ v3₀ v2₁ v3₁],
+            ;; t2 = [v0₂ v1₂ v0₃ v1₃], t3 = [v2₂ v3₂ v2₃ v3₃].
+            (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v0) (local.get $v1)))
+            (local.set $t1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v2) (local.get $v3)))
+            (local.set $t2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v0) (local.get $v1)))
+            (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v2) (local.get $v3)))
+            ;; c_k = [v0_k v1_k v2_k v3_k].
+            (local.set $acc (f32x4.add (local.get $acc)
+              (f32x4.add
+                (f32x4.add
+                  (f32x4.add
+                    (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t1))
+                    (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t1)))
+                  (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t2) (local.get $t3)))
+                (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t2) (local.get $t3)))))
+            (local.set $o (i32.add (local.get $o) (i32.const 16)))
             (br $chunks)))
-        (local.set $r0 (call $hsum4 (local.get $a0)))
-        (local.set $r1 (call $hsum4 (local.get $a1)))
-        (local.set $r2 (call $hsum4 (local.get $a2)))
-        (local.set $r3 (call $hsum4 (local.get $a3)))
         (block $tail_done
           (loop $tail
             (br_if $tail_done (i32.ge_u (local.get $o) (local.get $nb)))
-            (local.set $xv (f32.load (i32.add (local.get $x) (local.get $o))))
-            (local.set $r0 (f32.add (local.get $r0)
-              (f32.mul (f32.load (i32.add (local.get $w) (local.get $o))) (local.get $xv))))
-            (local.set $r1 (f32.add (local.get $r1)
-              (f32.mul (f32.load (i32.add (local.get $w1) (local.get $o))) (local.get $xv))))
-            (local.set $r2 (f32.add (local.get $r2)
-              (f32.mul (f32.load (i32.add (local.get $w2) (local.get $o))) (local.get $xv))))
-            (local.set $r3 (f32.add (local.get $r3)
-              (f32.mul (f32.load (i32.add (local.get $w3) (local.get $o))) (local.get $xv))))
+            (local.set $v0 (f32x4.splat (f32.load (i32.add (local.get $w) (local.get $o)))))
+            (local.set $v0 (f32x4.replace_lane 1 (local.get $v0) (f32.load (i32.add (local.get $w1) (local.get $o)))))
+            (local.set $v0 (f32x4.replace_lane 2 (local.get $v0) (f32.load (i32.add (local.get $w2) (local.get $o)))))
+            (local.set $v0 (f32x4.replace_lane 3 (local.get $v0) (f32.load (i32.add (local.get $w3) (local.get $o)))))
+            (local.set $acc (f32x4.add (local.get $acc)
+              (f32x4.mul (local.get $v0) (v128.load32_splat (i32.add (local.get $x) (local.get $o))))))
             (local.set $o (i32.add (local.get $o) (i32.const 4)))
             (br $tail)))
-        (f32.store (local.get $dst) (local.get $r0))
-        (f32.store offset=4 (local.get $dst) (local.get $r1))
-        (f32.store offset=8 (local.get $dst) (local.get $r2))
-        (f32.store offset=12 (local.get $dst) (local.get $r3))
+        (v128.store (local.get $dst) (local.get $acc))
         (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
         (local.set $w (i32.add (local.get $w3) (local.get $sb)))
         (br $groups)))
@@ -140,37 +133,31 @@
         (local.set $w (i32.add (local.get $w) (local.get $sb)))
         (br $rows))))
 
-  ;; $chunk returns one chunk's lane terms (p_l + p_{4+l}) + (p_{8+l} +
-  ;; p_{12+l}) for the 16 floats at w against x0..x3.
-  (func $chunk (param $w i32) (param $x0 v128) (param $x1 v128) (param $x2 v128) (param $x3 v128) (result v128)
-    (f32x4.add
-      (f32x4.add
-        (f32x4.mul (v128.load (local.get $w)) (local.get $x0))
-        (f32x4.mul (v128.load offset=16 (local.get $w)) (local.get $x1)))
-      (f32x4.add
-        (f32x4.mul (v128.load offset=32 (local.get $w)) (local.get $x2))
-        (f32x4.mul (v128.load offset=48 (local.get $w)) (local.get $x3)))))
-
   ;; matvec_f32 sets dst[i] = $dot(w + i·n, x, n) for i < rows.
   (func (export "matvec_f32") (param $dst i32) (param $w i32) (param $x i32) (param $rows i32) (param $n i32)
     (call $dots (local.get $dst) (local.get $x) (local.get $w) (local.get $rows) (local.get $n) (local.get $n)))
+
+  ;; scores_f32 sets att[t] = $dot(keys + t·stride, q, n) for t < count:
+  ;; one query head against count keys stored stride floats apart.
+  (func (export "scores_f32") (param $att i32) (param $q i32) (param $keys i32) (param $count i32) (param $n i32) (param $stride i32)
+    (call $dots (local.get $att) (local.get $q) (local.get $keys) (local.get $count) (local.get $n) (local.get $stride)))
 
   ;; $matvec_q sets dst[i] to row i of a quantized matrix at p times x, n a
   ;; multiple of 32: rows of n/32 blocks of $bb bytes, 34 for Q8_0 (fp16
   ;; scale d, 32 int8 quants) or 18 for Q4_0 (fp16 scale d, 16 bytes whose
   ;; low nibbles are quants 0..15 and high nibbles 16..31, each standing for
-  ;; nibble − 8). Per block, with p_k = q[4k+l]·x[4k+l] for lane l, t_l =
-  ;; ((p0+p1)+(p2+p3)) + ((p4+p5)+(p6+p7)); four accumulators a_l += d·t_l
-  ;; from +0 over the row's blocks in order, reduced by $hsum4.
+  ;; nibble − 8). Per row, s from +0; per block, four lane sums from +0,
+  ;; a_l += q[4k+l]·x[4k+l] for k = 0..7 in order, then
+  ;; s += d·((a0 + a1) + (a2 + a3)).
   (func $matvec_q (param $dst i32) (param $p i32) (param $x i32) (param $rows i32) (param $n i32) (param $bb i32)
     (local $xe i32) (local $xp i32) (local $last i32) (local $h i32) (local $m i32)
-    (local $acc v128) (local $lo v128) (local $hi v128) (local $v v128) (local $d f32)
+    (local $a v128) (local $lo v128) (local $hi v128) (local $v v128) (local $d f32) (local $s f32)
     (local.set $xe (i32.add (local.get $x) (i32.shl (local.get $n) (i32.const 2))))
     (local.set $last (i32.add (local.get $dst) (i32.shl (local.get $rows) (i32.const 2))))
     (block $rows_done
       (loop $rows
         (br_if $rows_done (i32.ge_u (local.get $dst) (local.get $last)))
-        (local.set $acc (v128.const i64x2 0 0))
+        (local.set $s (f32.const 0))
         (local.set $xp (local.get $x))
         (block $blocks_done
           (loop $blocks
@@ -198,38 +185,46 @@
                   (v128.const i8x16 8 8 8 8 8 8 8 8 8 8 8 8 8 8 8 8)))
                 (local.set $hi (i8x16.sub (i8x16.shr_u (local.get $v) (i32.const 4))
                   (v128.const i8x16 8 8 8 8 8 8 8 8 8 8 8 8 8 8 8 8)))))
-            (local.set $acc (f32x4.add (local.get $acc)
-              (f32x4.mul (f32x4.splat (local.get $d))
-                (f32x4.add
-                  (f32x4.add
-                    (call $pair (i16x8.extend_low_i8x16_s (local.get $lo)) (local.get $xp))
-                    (call $pair (i16x8.extend_high_i8x16_s (local.get $lo)) (i32.add (local.get $xp) (i32.const 32))))
-                  (f32x4.add
-                    (call $pair (i16x8.extend_low_i8x16_s (local.get $hi)) (i32.add (local.get $xp) (i32.const 64)))
-                    (call $pair (i16x8.extend_high_i8x16_s (local.get $hi)) (i32.add (local.get $xp) (i32.const 96))))))))
+            ;; a = ((((((((0 + p0) + p1) + p2) + p3) + p4) + p5) + p6) + p7),
+            ;; p_k = quants 4k..4k+3 times x[4k..4k+3].
+            (local.set $v (i16x8.extend_low_i8x16_s (local.get $lo)))
+            (local.set $a (f32x4.add (v128.const i64x2 0 0)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $v))) (v128.load (local.get $xp)))))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $v))) (v128.load offset=16 (local.get $xp)))))
+            (local.set $v (i16x8.extend_high_i8x16_s (local.get $lo)))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $v))) (v128.load offset=32 (local.get $xp)))))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $v))) (v128.load offset=48 (local.get $xp)))))
+            (local.set $v (i16x8.extend_low_i8x16_s (local.get $hi)))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $v))) (v128.load offset=64 (local.get $xp)))))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $v))) (v128.load offset=80 (local.get $xp)))))
+            (local.set $v (i16x8.extend_high_i8x16_s (local.get $hi)))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $v))) (v128.load offset=96 (local.get $xp)))))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $v))) (v128.load offset=112 (local.get $xp)))))
+            ;; v = [a0+a1, ·, a2+a3, ·]
+            (local.set $v (f32x4.add (local.get $a)
+              (i8x16.shuffle 4 5 6 7 0 1 2 3 12 13 14 15 8 9 10 11 (local.get $a) (local.get $a))))
+            (local.set $s (f32.add (local.get $s)
+              (f32.mul (local.get $d)
+                (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 2 (local.get $v))))))
             (local.set $p (i32.add (local.get $p) (local.get $bb)))
             (local.set $xp (i32.add (local.get $xp) (i32.const 128)))
             (br $blocks)))
-        (f32.store (local.get $dst) (call $hsum4 (local.get $acc)))
+        (f32.store (local.get $dst) (local.get $s))
         (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
         (br $rows))))
-;; $pair returns p_a + p_b for eight quants q (as i16) against x[0..7]:
-  ;; p_a = q[0..3]·x[0..3], p_b = q[4..7]·x[4..7], lane by lane.
-  (func $pair (param $q v128) (param $x i32) (result v128)
-    (f32x4.add
-      (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $q))) (v128.load (local.get $x)))
-      (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $q))) (v128.load offset=16 (local.get $x)))))
 
   (func (export "matvec_q8_0") (param $dst i32) (param $p i32) (param $x i32) (param $rows i32) (param $n i32)
     (call $matvec_q (local.get $dst) (local.get $p) (local.get $x) (local.get $rows) (local.get $n) (i32.const 34)))
 
   (func (export "matvec_q4_0") (param $dst i32) (param $p i32) (param $x i32) (param $rows i32) (param $n i32)
     (call $matvec_q (local.get $dst) (local.get $p) (local.get $x) (local.get $rows) (local.get $n) (i32.const 18)))
-
-;; scores_f32 sets att[t] = $dot(keys + t·stride, q, n) for t < count:
-  ;; one query head against count keys stored stride floats apart.
-  (func (export "scores_f32") (param $att i32) (param $q i32) (param $keys i32) (param $count i32) (param $n i32) (param $stride i32)
-    (call $dots (local.get $att) (local.get $q) (local.get $keys) (local.get $count) (local.get $n) (local.get $stride)))
 
   ;; wsum_f32 sets out[i] = Σ_t att[t]·vals[t·stride + i] for i < n, the
   ;; sum taken from +0 in increasing t: sixteen outputs at a time, then

@@ -82,9 +82,9 @@ func refDot(a, b []float32) (sum, abs float64) {
 }
 
 // dotChain is the longest rounding chain of DotF32 over n values: the
-// product, two in the chunk's tree, n/16 lane additions, two in the
-// reduction, n%16 in the tail.
-func dotChain(n int) int { return 1 + 2 + n/16 + 2 + n%16 }
+// product, three in a chunk's sum, n/4 additions to the running sum, n%4
+// in the tail.
+func dotChain(n int) int { return 1 + 3 + n/4 + n%4 }
 
 func TestPath(t *testing.T) {
 	p := Path()
@@ -179,9 +179,9 @@ func TestMatVecQuant(t *testing.T) {
 				check(t)
 				for i := range dst {
 					want, abs := refDot(m.deq[i*n:(i+1)*n], x)
-					// product, three in the block's tree, the scale's
-					// product, one per block, two in the reduction.
-					if !within(dst[i], want, abs, 1+3+1+n/32+2) {
+					// product, eight in a lane, two in the block's
+					// reduction, the scale's product, one per block.
+					if !within(dst[i], want, abs, 1+8+2+1+n/32) {
 						t.Errorf("%s %d×%d row %d: %v, float64 %v", tc.name, rows, n, i, dst[i], want)
 					}
 				}
