@@ -78,10 +78,11 @@ test-native:
 	$(GO) test -count=1 ./wasm/worker ./wasm/internal/site
 
 # The kernels' tests demand the SIMD path here, then run once more on the
-# wasm Go path (no module attached).
+# wasm Go path (no module attached); glue_test.js tests static/kernels.js.
 test-wasm: static/kernels.wasm
 	KVSCOPE_WANT_PATH="wasm simd128" GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" $(PURE_PKGS)
 	KVSCOPE_KERNELS=none KVSCOPE_WANT_PATH=go GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./core/internal/kernels
+	node --test core/internal/kernels/testdata/glue_test.js
 
 # Debian's Chromium, installed when missing (CI starts from a clean machine).
 chromium:
