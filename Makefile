@@ -12,6 +12,8 @@ WASM_EXEC_JS := $(CURDIR)/core/internal/kernels/testdata/exec_node.js
 WASM_EXEC    := node --stack-size=8192 $(WASM_EXEC_JS)
 MODEL_SRC ?= ../shared/models/stories260K.gguf
 CHROMIUM  ?= /usr/bin/chromium
+# apt-get runs as root here; elsewhere (a CI runner) through sudo.
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Packages free of Ebiten and syscall/js: tested natively and as wasm.
 PURE_PKGS    := ./core/... ./viz/view/... ./viz/scene/...
@@ -20,7 +22,7 @@ JS_PKGS      := ./viz/... ./wasm/...
 BROWSER_PKGS := ./wasm/e2e/...
 GO_SOURCES   := $(shell find core viz wasm -name '*.go' 2>/dev/null) go.mod go.sum
 
-.PHONY: all build serve model test vet test-native test-wasm test-browser chromium wabt bench bench-wasm bench-kernels measure screenshot chart-picture clean
+.PHONY: all build serve model site test-site test vet test-native test-wasm test-browser chromium wabt bench bench-wasm bench-kernels measure screenshot chart-picture clean
 
 all: build
 
@@ -56,7 +58,7 @@ static/kernels.wasm: core/internal/kernels/kernels.wat | wabt
 wabt:
 	@command -v $(WAT2WASM) >/dev/null 2>&1 || { \
 	  echo "installing wabt"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wabt >/dev/null; }
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wabt >/dev/null; }
 
 # The test model is placed beside the page when it is available; the page
 # also accepts a file the visitor picks.
@@ -67,14 +69,46 @@ model:
 serve: build model
 	$(GO) run ./wasm/serve -dir static -addr localhost:$(PORT)
 
+# A folder any static host serves as it is (GitHub Pages: .github/workflows/
+# pages.yml): the page, its wasm files and their gzipped copies, the
+# workers, and the built-in model when MODEL_SRC is there (without it the
+# page explains how to get it). The README's pictures stay out.
+SITE ?= .site
+site: build model
+	rm -rf $(SITE) && mkdir -p $(SITE)
+	find static -maxdepth 1 -type f ! -name '*.png' -exec cp {} $(SITE)/ \;
+	@echo "site: $(SITE) ($$(du -sh $(SITE) | cut -f1))"
+
+# What the Pages workflow runs, on this machine: fetch-model.sh keeps a
+# model whose sha256 is right and refuses one whose sha256 is wrong, then
+# make site builds the folder the browser tests serve under a sub-path.
+SITE_TEST := $(CURDIR)/.site
+test-site:
+	@if [ -f "$(MODEL_SRC)" ]; then \
+	  d=$$(mktemp -d); sum=$$(sha256sum "$(MODEL_SRC)" | cut -d' ' -f1); \
+	  .github/scripts/fetch-model.sh "file://$(abspath $(MODEL_SRC))" "$$sum" "$$d/m.gguf" && \
+	  if .github/scripts/fetch-model.sh "file://$(abspath $(MODEL_SRC))" "0$${sum#?}" "$$d/bad.gguf" 2>/dev/null; then \
+	    echo "test-site: fetch-model.sh kept a file with the wrong sha256"; exit 1; fi; \
+	  [ ! -e "$$d/bad.gguf" ] || { echo "test-site: a refused download was left behind"; exit 1; }; \
+	  $(MAKE) --no-print-directory site SITE=$(SITE_TEST) MODEL_SRC="$$d/m.gguf"; rm -rf "$$d"; \
+	else $(MAKE) --no-print-directory site SITE=$(SITE_TEST); fi
+
 vet:
 	@unformatted=$$(gofmt -l core viz wasm); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet $(PURE_PKGS)
 	GOOS=js GOARCH=wasm $(GO) vet $(JS_PKGS) ./core/internal/kernels
 	$(GO) vet ./wasm/serve ./wasm/e2e ./wasm/worker ./wasm/internal/site
 
-test-native:
-	$(GO) test -count=1 $(PURE_PKGS)
+# llama.cpp as the tests' oracle (node-llama-cpp's prebuilt CPU library, pinned
+# in core/model/llamacpp/package-lock.json), installed when missing.
+LLAMACPP_DIR := core/model/llamacpp
+.PHONY: llamacpp
+llamacpp:
+	@[ -d $(LLAMACPP_DIR)/node_modules ] || (cd $(LLAMACPP_DIR) && npm ci --omit=optional --no-audit --no-fund)
+
+# KVSCOPE_LLAMACPP=1: tests comparing with llama.cpp fail rather than skip.
+test-native: llamacpp
+	KVSCOPE_LLAMACPP=1 $(GO) test -count=1 $(PURE_PKGS)
 	$(GO) test -count=1 ./wasm/worker ./wasm/internal/site
 
 # The kernels' tests demand the SIMD path here, then run once more on the
@@ -88,10 +122,10 @@ test-wasm: static/kernels.wasm
 chromium:
 	@command -v $(CHROMIUM) >/dev/null 2>&1 || { \
 	  echo "installing chromium"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test-browser: chromium build model
-	@if [ -d wasm/e2e ]; then KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 25m $(BROWSER_PKGS); \
+test-browser: chromium build model test-site
+	@if [ -d wasm/e2e ]; then KVSCOPE_SITE=$(SITE_TEST) KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 25m $(BROWSER_PKGS); \
 	else echo "no browser tests yet"; fi
 
 test: vet test-native test-wasm test-browser

@@ -225,7 +225,9 @@
   function shareReference() {
     const link = window.kvscopeLink || "";
     const get = (k) => { const m = new RegExp("(?:^|[#?&])" + k + "=([^&]*)").exec(link); return m ? decodeURIComponent(m[1]) : null; };
-    if (+(get("tokens") || 0) < 1024 || get("ref") === "0" || get("mode") === "model") return false;
+    // model=<address> (a file, not an older link's scale preset) opens real-model mode.
+    const modelFile = /[/.]/.test(get("model") || "") && get("mode") !== "synthetic";
+    if (+(get("tokens") || 0) < 1024 || get("ref") === "0" || get("mode") === "model" || modelFile) return false;
     const n = Math.max(1, Math.min(3, (navigator.hardwareConcurrency || 2) - 1));
     const queue = [];
     let timer = 0;

@@ -68,6 +68,7 @@ type app struct {
 	box                 view.Rect // the canvas's place in the viewport, CSS px (see canvas.go)
 	runTotal, runPrompt int       // the run's length and prompt (synthetic: A's; model: max tokens and prompt tokens)
 	mdl                 modelSource
+	loadGen             atomic.Int64 // bumps with every model load started or dropped; a replaced load's goroutine stops
 	decode              decodeRate
 	les                 lessonState  // the open guided lesson
 	breaks              breaksState  // real-model mode: the task heatmap

@@ -319,7 +319,7 @@ func (a *app) fillSelects() {
 		add(byID("gran"), g, granNames[g])
 	}
 	for _, m := range view.Models {
-		add(byID("model"), m.Key, m.Name)
+		add(byID("scale"), m.Key, m.Name)
 	}
 	for _, p := range sim.Presets {
 		add(byID("preset"), p.Name, p.Title)
@@ -375,7 +375,7 @@ func (a *app) fillMetricRows() {
 }
 
 func (a *app) fillLegend() {
-	roles := map[string]sim.Role{"sink": sim.Sink, "heavy": sim.Heavy, "recent": sim.Recent, "kept": sim.Kept, "evicted": sim.Evicted}
+	roles := map[string]sim.Role{"sink": sim.Sink, "heavy": sim.Heavy, "recent": sim.Recent, "kept": sim.Kept, "evicted": sim.Evicted, "windowed": sim.Windowed}
 	sw := document.Call("querySelectorAll", "[data-role]")
 	for i := 0; i < sw.Length(); i++ {
 		el := sw.Index(i)

@@ -75,6 +75,12 @@ func (g *game) Update() error {
 		}
 	}
 	a.modelTick(30 * time.Millisecond)
+	if a.ready && a.mdl.v != a.pg.modelV {
+		// A model on its way in: its progress shows as it moves, not
+		// only when the pictures change.
+		a.writeModelStatus()
+		a.publish()
+	}
 	a.refresh()
 	a.lessonTick()
 	if a.st.ModelMode() {

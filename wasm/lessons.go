@@ -159,7 +159,11 @@ func (a *app) writeLesson() {
 	a.layoutDirty = true
 	byID("lesson-step").Set("textContent", fmt.Sprintf("Lesson %d of %d", l.N, len(lesson.All())))
 	byID("lesson-title").Set("textContent", l.Title)
-	byID("lesson-notice").Set("textContent", l.Notice)
+	notice := l.Notice
+	if note := view.LessonSinkNote(a.mdl.name, a.mdl.sinks); l.Sinks && note != "" {
+		notice += " " + note
+	}
+	byID("lesson-notice").Set("textContent", notice)
 	byID("lesson-ask").Set("textContent", l.Action.Ask)
 	res := byID("lesson-result")
 	switch ls.phase {

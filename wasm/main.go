@@ -34,6 +34,10 @@ func main() {
 			select {}
 		}
 	}()
+	// The heap lives in wasm32's 4 GiB: let the collector work harder near
+	// the end rather than ask for memory there is none of (a model of up to
+	// view.MaxModelMemory bytes may be loaded).
+	debug.SetMemoryLimit(3900 << 20)
 	mark("main")
 	a.initDOM()
 	mark("dom")
@@ -87,6 +91,7 @@ func (a *app) start(link string) {
 		link = a.les.l.Link()
 	}
 	st, ns := view.Decode(link)
+	a.mdl.failed = nil // a link opened again tries its model again
 	a.clearNotices()
 	if len(ns) > 0 {
 		a.addNotices(view.Notice{Msg: "This link had settings kvscope cannot use as given; they were adjusted:"})

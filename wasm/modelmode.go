@@ -45,8 +45,9 @@ func (d *decodeRate) perSecond() float64 {
 }
 
 // applyModel is apply for real-model mode: it (re)builds the model run
-// when its settings changed and replays it to target. Without a model it
-// asks for one and waits. A configuration the model refuses is reported
+// when its settings changed and replays it to target. A model address
+// other than the loaded model's starts loading that model (the loaded one
+// runs meanwhile); without a model it waits. A configuration the model refuses is reported
 // and the last good state restored (depth guards the fallback).
 func (a *app) applyModel(next view.State, target, depth int) {
 	a.sides[1].eng, a.sides[1].snap = nil, nil
@@ -55,6 +56,9 @@ func (a *app) applyModel(next view.State, target, depth int) {
 	if a.st.Mode != next.Mode {
 		a.decode = decodeRate{}
 	}
+	if a.mdl.wants(next.Source) {
+		a.openSource(next.Source) // the model loaded so far runs until the new one is in
+	}
 	m := a.mdl.m
 	if m == nil {
 		s.eng, s.snap, s.mkey = nil, nil, modelKey{}
@@ -62,7 +66,6 @@ func (a *app) applyModel(next view.State, target, depth int) {
 		a.mdl.pendingAt = target
 		a.runTotal, a.runPrompt = next.MaxTok, 0
 		a.replay(target)
-		a.requestModel()
 		return
 	}
 	mc := m.Config
@@ -93,7 +96,7 @@ func (a *app) applyModel(next view.State, target, depth int) {
 			a.addNotices(ns...)
 		}
 		s.eng, s.snap, s.mkey = run, nil, key
-		a.runPrompt = len(m.Tokenizer.Encode(next.Text, true, false))
+		a.runPrompt = len(m.Tokenizer.Prompt(next.Text))
 	}
 	a.st, a.good = next, next
 	a.runTotal = maxTok

@@ -8,94 +8,177 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
-	"syscall/js"
+	"strings"
 	"time"
 
 	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/model/gguf"
+	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
 
-// maxModelBytes bounds a model file the page accepts: it is copied into
-// the Go heap and decoded three times per token.
-const maxModelBytes = 640 << 20
+// loadOptions is how the page loads a model: Q8_0 and Q4_0 matrices stay
+// in their blocks (see view.MaxModelMemory).
+var loadOptions = model.Options{KeepQuantized: true}
 
 // modelSource is where real-model mode's model comes from and what is
 // known about it.
 type modelSource struct {
 	m         *model.Model // nil until a file loaded
 	raw       []byte       // the file's bytes, for the chart's worker
-	requested bool         // the served copy was asked for
+	src       string       // the loaded model's address (view.State.Source; "" the built-in file)
+	dropped   bool         // the loaded model came from a file the visitor dropped or chose
+	failed    *string      // the address that last failed, not asked for again by itself (nil: none)
 	loading   bool
 	pendingAt int // step to replay to once the model is loaded
 
-	conv     *modelConversion // a file being checked and converted, a slice of each frame
-	progress float64          // the conversion's progress, 0..1; −1 when none runs
+	dl   *download // the download under way (its progress as the game loop last heard it)
+	conv *modelConversion
+	// progress is the download's or the conversion's progress, 0..1; −1
+	// when neither runs.
+	progress float64
 
 	name   string
 	size   int
 	sha256 string
-	known  bool   // the stories260K file kvscope was made with
-	err    string // why the last file did not load
-	status string // what the page says about the model
-	v      int    // bumps when status changes
+	known  bool             // the stories260K file kvscope was made with
+	facts  *view.ModelFacts // the loaded model's facts
+	err    string           // why the last file did not load
+	status string           // what the page says about the model
+	v      int              // bumps when status, facts or sinks change
+
+	meter *sim.SinkMeter // measuring the loaded model's sink heads
+	sinks *sim.Sinks     // its sink heads, once measured
+
+	cache modelCache
 }
 
-// requestModel fetches the model served beside the page
-// (static/stories260K.gguf), once. Without it the page shows the file
-// picker and where to get the model.
-func (a *app) requestModel() {
-	if a.mdl.requested || a.mdl.m != nil {
+// download is a model file on its way from the network, the browser's
+// cache or a dropped file, as the game loop knows it.
+type download struct {
+	src, name   string
+	got, total  int64
+	fromCache   bool
+	dropped     bool
+	lastShownMs float64
+}
+
+// openSource starts loading the model at src (view.State.Source; "" the
+// stories260K file beside the page), replacing any load under way. The
+// model loaded so far keeps running until the new one is in.
+func (a *app) openSource(src string) {
+	a.cancelLoad()
+	gen := int(a.loadGen.Add(1))
+	a.mdl.failed = nil
+	a.mdl.loading = true
+	d := &download{src: src, name: view.SourceName(src)}
+	a.mdl.dl = d
+	url := src
+	if src == "" {
+		url = view.KnownModelFile
+	}
+	a.setModelStatus("Looking for " + view.SourceTitle(src) + "…")
+	a.modelProgress(0)
+	go a.fetchModel(gen, url, src != "")
+}
+
+// openFile loads a File the visitor picked or dropped.
+func (a *app) openFile(f jsFile) {
+	a.cancelLoad()
+	gen := int(a.loadGen.Add(1))
+	a.mdl.loading = true
+	d := &download{name: f.name, total: f.size, dropped: true}
+	a.mdl.dl = d
+	a.setModelStatus("Reading " + f.name + "…")
+	a.modelProgress(0)
+	go a.readFile(gen, f)
+}
+
+// cancelLoad drops the download or conversion under way (its goroutine
+// sees the generation move on and stops).
+func (a *app) cancelLoad() {
+	a.loadGen.Add(1)
+	a.mdl.dl, a.mdl.conv = nil, nil
+	a.mdl.loading = false
+	a.modelProgress(-1)
+}
+
+// current reports whether a post from the load of generation gen still matters.
+func (a *app) current(gen int) bool { return gen == int(a.loadGen.Load()) && a.mdl.dl != nil }
+
+// downloadProgress shows how far the download of generation gen is.
+func (a *app) downloadProgress(gen int, got, total int64) {
+	if !a.current(gen) {
 		return
 	}
-	a.mdl.requested, a.mdl.loading = true, true
-	a.setModelStatus("Loading " + view.KnownModelFile + "…")
-	missing := func(why string) {
-		a.post(func() {
-			a.mdl.loading = false
-			a.setModelStatus("No model is served with this page (" + why + "). Choose or drop a llama .gguf file below.")
-		})
+	d := a.mdl.dl
+	d.got, d.total = got, total
+	from := "Downloading"
+	switch {
+	case d.fromCache:
+		from = "Reading from the browser's cache"
+	case d.dropped:
+		from = "Reading"
 	}
-	promise(window.Call("fetch", view.KnownModelFile), func(resp js.Value) {
-		if !resp.Get("ok").Bool() {
-			missing(fmt.Sprintf("%s: HTTP %d", view.KnownModelFile, resp.Get("status").Int()))
-			return
-		}
-		a.readBuffer(resp.Call("arrayBuffer"), view.KnownModelFile, missing)
-	}, missing)
+	msg := fmt.Sprintf("%s %s: %s", from, d.displayName(), view.Bytes(float64(got)))
+	if total > 0 {
+		msg += " of " + view.Bytes(float64(total))
+		a.modelProgress(0.5 * float64(got) / float64(total))
+	}
+	a.setModelStatus(msg + "…")
 }
 
-// readBuffer copies the ArrayBuffer a promise yields into Go and loads it
-// as a model in the game loop.
-func (a *app) readBuffer(p js.Value, name string, fail func(string)) {
-	promise(p, func(buf js.Value) {
-		n := buf.Get("byteLength").Int()
-		if n > maxModelBytes {
-			fail(fmt.Sprintf("%s is %s; the page accepts at most %s", name, view.Bytes(float64(n)), view.Bytes(maxModelBytes)))
-			return
-		}
-		b := make([]byte, n)
-		js.CopyBytesToGo(b, js.Global().Get("Uint8Array").New(buf))
-		a.post(func() { a.loadModel(b, name) })
-	}, fail)
+func (d *download) displayName() string {
+	if d.dropped {
+		return d.name
+	}
+	return view.SourceTitle(d.src)
 }
 
-// loadFile loads a File the visitor picked or dropped.
-func (a *app) loadFile(f js.Value) {
-	name := f.Get("name").String()
-	size := f.Get("size").Int()
-	fail := func(why string) {
-		a.post(func() {
-			a.mdl.loading = false
-			a.mdl.err = why
-			a.setModelStatus("Could not read " + name + ": " + why)
-		})
-	}
-	if size > maxModelBytes {
-		fail(fmt.Sprintf("it is %s; the page accepts at most %s", view.Bytes(float64(size)), view.Bytes(maxModelBytes)))
+// downloadFailed reports a download that did not arrive; the model loaded
+// before stays.
+func (a *app) downloadFailed(gen int, why string) {
+	if !a.current(gen) {
 		return
 	}
-	a.post(func() { a.mdl.loading = true; a.setModelStatus("Reading " + name + "…") })
-	a.readBuffer(f.Call("arrayBuffer"), name, fail)
+	d := a.mdl.dl
+	a.cancelLoad()
+	a.refuse(d.displayName(), d.src, d.dropped, why)
+}
+
+// refuse reports a model that did not load, keeps the one loaded before
+// (and its address in the link), and forgets a cached copy of a file
+// that cannot run.
+func (a *app) refuse(name, src string, dropped bool, why string) {
+	a.mdl.err = why
+	msg := fmt.Sprintf("Could not load %s: %s.", name, strings.TrimRight(why, ". "))
+	if a.mdl.m != nil {
+		msg += " The previous model stays loaded."
+	} else {
+		msg += " Choose another model below, or drop a .gguf file."
+	}
+	a.setModelStatus(msg)
+	a.addNotices(view.Notice{Msg: msg})
+	if !dropped {
+		a.mdl.failed = &src
+		if a.st.Source == src && a.mdl.m != nil {
+			a.st.Source, a.good.Source = a.mdl.src, a.mdl.src // the link names the model that runs
+		}
+	}
+	a.reflect()
+}
+
+// fileArrived starts checking and converting a model file that arrived
+// whole; modelTick does the work a slice of each frame.
+func (a *app) fileArrived(gen int, b []byte) {
+	if !a.current(gen) {
+		return
+	}
+	d := a.mdl.dl
+	a.mdl.dl = nil
+	a.mdl.conv = &modelConversion{b: b, d: *d, h: sha256.New()}
+	a.setModelStatus(fmt.Sprintf("Checking %s (%s)…", d.displayName(), view.Bytes(float64(len(b)))))
+	a.modelProgress(0.5)
 }
 
 // modelConversion is a model file on its way in: its sha256 computed and
@@ -104,26 +187,19 @@ func (a *app) loadFile(f js.Value) {
 // page.
 type modelConversion struct {
 	b      []byte
-	name   string
+	d      download
 	h      hash.Hash
 	hashed int
 	sum    string
+	facts  view.ModelFacts
 	ld     *model.Loader
 }
 
-// loadModel starts checking and converting a model file; modelTick
-// finishes it and switches to real-model mode. A file that does not load
-// is reported and the page keeps the model it had.
-func (a *app) loadModel(b []byte, name string) {
-	a.mdl.loading = true
-	a.mdl.conv = &modelConversion{b: b, name: name, h: sha256.New()}
-	a.setModelStatus(fmt.Sprintf("Checking %s (%s)…", name, view.Bytes(float64(len(b)))))
-	a.modelProgress(0)
-}
-
 // modelTick does up to budget of the loading model's work: hashing, then
+// reading the header (refusing a model that would not fit), then
 // converting tensors, and finishes the load when it is done.
 func (a *app) modelTick(budget time.Duration) {
+	a.sinkTick(budget / 3)
 	c := a.mdl.conv
 	if c == nil {
 		return
@@ -136,18 +212,16 @@ func (a *app) modelTick(budget time.Duration) {
 		c.hashed += n
 	}
 	if c.hashed < len(c.b) {
-		a.modelProgress(0.1 * float64(c.hashed) / float64(len(c.b)))
+		a.modelProgress(0.5 + 0.05*float64(c.hashed)/float64(len(c.b)))
 		return
 	}
 	if c.sum == "" {
 		c.sum = hex.EncodeToString(c.h.Sum(nil))
-		ld, err := newLoaderSafe(c.b)
-		if err != nil {
-			a.refuseModel(c, err)
+		if err := a.readHeader(c); err != nil {
+			a.refuseConversion(c, err.Error())
 			return
 		}
-		c.ld = ld
-		a.setModelStatus(fmt.Sprintf("Converting %s: %s…", c.name, describeShape(ld.Config())))
+		a.setModelStatus(fmt.Sprintf("Converting %s: %s…", c.d.displayName(), describeShape(c.ld.Config())))
 	}
 	var stepErr error
 	for time.Since(t0) < budget {
@@ -160,27 +234,53 @@ func (a *app) modelTick(budget time.Duration) {
 			break
 		}
 	}
-	if stepErr != nil {
-		a.refuseModel(c, stepErr)
-		return
+	if stepErr == nil {
+		stepErr = c.ld.Err()
 	}
-	if err := c.ld.Err(); err != nil {
-		a.refuseModel(c, err)
+	if stepErr != nil {
+		a.refuseConversion(c, view.LoadRefused(stepErr))
 		return
 	}
 	done, total := c.ld.Progress()
 	if done < total {
-		a.modelProgress(0.1 + 0.9*float64(done)/float64(max(total, 1)))
+		a.modelProgress(0.55 + 0.45*float64(done)/float64(max(total, 1)))
 		return
 	}
 	m, err := c.ld.Model()
 	if err != nil {
-		a.refuseModel(c, err)
+		a.refuseConversion(c, view.LoadRefused(err))
 		return
 	}
-	a.modelProgress(-1)
 	a.mdl.conv, a.mdl.loading = nil, false
-	a.finishModel(m, c.b, c.name, c.sum)
+	a.modelProgress(-1)
+	a.finishModel(m, c)
+}
+
+// readHeader parses the file's header for its facts and the memory its
+// weights will take, refuses a model that would not fit, and plans the
+// conversion.
+func (a *app) readHeader(c *modelConversion) error {
+	f, err := ggufLoadSafe(c.b)
+	if err != nil {
+		return fmt.Errorf("%s", view.LoadRefused(err))
+	}
+	weights := model.PlannedAlloc(f, loadOptions)
+	cfg, cerr := model.ConfigFromGGUF(f)
+	var cp *model.Config
+	if cerr == nil {
+		cp = &cfg
+	}
+	c.facts = view.FactsOf(f, cp, int64(len(c.b)), weights)
+	a.mdl.v++ // the facts of the file being converted are shown
+	if why := view.ModelTooLarge(int64(len(c.b)), weights); why != "" {
+		return fmt.Errorf("%s", why)
+	}
+	ld, err := newLoaderSafe(c.b)
+	if err != nil {
+		return fmt.Errorf("%s", view.LoadRefused(err))
+	}
+	c.ld = ld
+	return nil
 }
 
 // modelProgress shows the loading model's progress (0..1), or hides the
@@ -197,21 +297,19 @@ func (a *app) modelProgress(v float64) {
 	a.mdl.progress = v
 }
 
-// refuseModel reports a file that is not a model kvscope can run.
-func (a *app) refuseModel(c *modelConversion, err error) {
+// refuseConversion reports a file that is not a model kvscope can run.
+func (a *app) refuseConversion(c *modelConversion, why string) {
 	a.mdl.conv, a.mdl.loading = nil, false
 	a.modelProgress(-1)
-	a.mdl.err = err.Error()
 	short := c.sum
 	if len(short) > 12 {
 		short = short[:12]
 	}
-	msg := fmt.Sprintf("%s (%s, sha256 %s…) is not a model kvscope can run: %v", c.name, view.Bytes(float64(len(c.b))), short, err)
-	if a.mdl.m != nil {
-		msg += ". The previous model stays loaded."
+	if !c.d.dropped && c.d.src != "" {
+		a.forgetCached(c.d.src, true)
 	}
-	a.setModelStatus(msg)
-	a.addNotices(view.Notice{Msg: "Model file refused: " + err.Error()})
+	a.mdl.v++
+	a.refuse(fmt.Sprintf("%s (%s, sha256 %s…)", c.d.displayName(), view.Bytes(float64(len(c.b))), short), c.d.src, c.d.dropped, why)
 }
 
 func describeShape(mc model.Config) string {
@@ -220,20 +318,35 @@ func describeShape(mc model.Config) string {
 }
 
 // finishModel makes a loaded model the page's and switches to real-model mode.
-func (a *app) finishModel(m *model.Model, b []byte, name, hexSum string) {
+func (a *app) finishModel(m *model.Model, c *modelConversion) {
+	b, hexSum := c.b, c.sum
+	name := c.d.displayName()
 	a.mdl.m, a.mdl.err, a.mdl.raw = m, "", b
 	a.mdl.name, a.mdl.size, a.mdl.sha256 = name, len(b), hexSum
+	a.mdl.src, a.mdl.dropped, a.mdl.failed = c.d.src, c.d.dropped, nil
 	a.mdl.known = view.IsKnownModel(hexSum)
-	shape := describeShape(m.Config)
+	// The legend names the model's own sliding window when it has one.
+	byID("legend-windowed").Set("hidden", m.Config.SlidingWindow == 0)
+	facts := c.facts
+	a.mdl.facts = &facts
+	a.mdl.meter, a.mdl.sinks = nil, nil
+	from := ""
+	if c.d.fromCache {
+		from = " (from the browser's cache)"
+	}
 	if a.mdl.known {
-		a.setModelStatus(fmt.Sprintf("%s · %s · sha256 %s…%s ✓ the known stories260K file (Karpathy's tinyllamas, MIT): %s.",
-			name, view.Bytes(float64(len(b))), hexSum[:8], hexSum[len(hexSum)-4:], shape))
+		a.setModelStatus(fmt.Sprintf("%s%s · %s · sha256 %s…%s ✓ the known stories260K file (Karpathy's tinyllamas, MIT).",
+			name, from, view.Bytes(float64(len(b))), hexSum[:8], hexSum[len(hexSum)-4:]))
 	} else {
-		a.setModelStatus(fmt.Sprintf("%s · %s · sha256 %s…%s: not the stories260K file kvscope was made with. It loaded as a llama model (%s) and runs, but the page's texts were written about stories260K.",
-			name, view.Bytes(float64(len(b))), hexSum[:8], hexSum[len(hexSum)-4:], shape))
+		a.setModelStatus(fmt.Sprintf("%s%s · %s · sha256 %s…%s: loaded as a %s model and running. The page's texts were written about stories260K, the model it was made with.",
+			name, from, view.Bytes(float64(len(b))), hexSum[:8], hexSum[len(hexSum)-4:], m.Config.Arch))
+	}
+	if !c.d.fromCache && !c.d.dropped && c.d.src != "" {
+		a.refreshCache()
 	}
 	next := a.st
 	next.Mode = view.ModeModel
+	next.Source = a.mdl.src
 	target := a.mdl.pendingAt
 	if a.st.ModelMode() && a.sides[0].eng != nil {
 		target = a.cur()
@@ -245,6 +358,38 @@ func (a *app) finishModel(m *model.Model, b []byte, name, hexSum string) {
 	a.reflect()
 }
 
+// sinkTick measures the loaded model's sink heads (Gu et al.) on
+// sim.SinkPrompt tokens, the prompt continued greedily as the run's
+// uncompressed side decodes it, a few tokens a frame.
+func (a *app) sinkTick(budget time.Duration) {
+	m := a.mdl.m
+	if m == nil || a.mdl.sinks != nil || a.mdl.conv != nil {
+		return
+	}
+	if a.mdl.meter == nil {
+		prompt := m.Tokenizer.Prompt(a.st.Text)
+		prompt = prompt[:min(len(prompt), sim.SinkPrompt, m.Config.ContextLength)]
+		sm, err := sim.NewGreedySinkMeter(m, prompt, sim.SinkPrompt)
+		if err != nil {
+			a.mdl.sinks = &sim.Sinks{} // nothing to measure
+			a.mdl.v++
+			return
+		}
+		a.mdl.meter = sm
+	}
+	t0 := time.Now()
+	for a.mdl.meter.Step() && time.Since(t0) < budget {
+	}
+	if !a.mdl.meter.Done() && a.mdl.meter.Err() == nil {
+		return
+	}
+	s := *a.mdl.meter.Sinks()
+	s.Importance = append([]float64(nil), s.Importance...)
+	a.mdl.sinks, a.mdl.meter = &s, nil
+	a.mdl.v++
+	a.les.v++ // a lesson card that speaks of sinks says what this model shows
+}
+
 // newLoaderSafe is model.NewLoader that turns a panic on a hostile file
 // into an error.
 func newLoaderSafe(b []byte) (ld *model.Loader, err error) {
@@ -253,7 +398,17 @@ func newLoaderSafe(b []byte) (ld *model.Loader, err error) {
 			ld, err = nil, fmt.Errorf("kvscope: the model loader failed on this file (%v)", r)
 		}
 	}()
-	return model.NewLoader(bytes.NewReader(b), int64(len(b)), model.Options{})
+	return model.NewLoaderBytes(b, loadOptions)
+}
+
+// ggufLoadSafe parses a file's header, turning a panic into an error.
+func ggufLoadSafe(b []byte) (f *gguf.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("kvscope: the GGUF reader failed on this file (%v)", r)
+		}
+	}()
+	return gguf.Load(bytes.NewReader(b), int64(len(b)))
 }
 
 // stepLoaderSafe converts the loader's next tensor, turning a panic on a
@@ -272,103 +427,6 @@ func (a *app) setModelStatus(s string) {
 		a.mdl.status = s
 		a.mdl.v++
 	}
-}
-
-// bindModelInputs wires the file picker and drag-and-drop: a dropped or
-// chosen file loads as the model and switches to real-model mode.
-func (a *app) bindModelInputs() {
-	input := byID("model-file")
-	a.on(input, "change", func(js.Value, []js.Value) {
-		files := input.Get("files")
-		if files.Truthy() && files.Length() > 0 {
-			a.loadFile(files.Index(0))
-		}
-		input.Set("value", "")
-	})
-	zone := byID("model-drop")
-	hasFiles := func(ev js.Value) bool {
-		dt := ev.Get("dataTransfer")
-		if !dt.Truthy() {
-			return false
-		}
-		types := dt.Get("types")
-		for i := 0; i < types.Length(); i++ {
-			if types.Index(i).String() == "Files" {
-				return true
-			}
-		}
-		return false
-	}
-	// Anywhere on the page: a dropped file must not replace the page.
-	a.on(document, "dragover", func(_ js.Value, args []js.Value) {
-		if ev := args[0]; hasFiles(ev) {
-			ev.Call("preventDefault")
-			zone.Get("classList").Call("add", "over")
-		}
-	})
-	a.on(document, "dragleave", func(_ js.Value, args []js.Value) {
-		if !args[0].Get("relatedTarget").Truthy() {
-			zone.Get("classList").Call("remove", "over")
-		}
-	})
-	a.on(document, "drop", func(_ js.Value, args []js.Value) {
-		ev := args[0]
-		zone.Get("classList").Call("remove", "over")
-		if !hasFiles(ev) {
-			return
-		}
-		ev.Call("preventDefault")
-		files := ev.Get("dataTransfer").Get("files")
-		if files.Length() > 0 {
-			a.loadFile(files.Index(0))
-		}
-	})
-}
-
-// writeModelStatus shows what is known about the model.
-func (a *app) writeModelStatus() {
-	if a.pg.modelV == a.mdl.v {
-		return
-	}
-	a.pg.modelV = a.mdl.v
-	el := byID("model-status")
-	el.Set("textContent", a.mdl.status)
-	el.Get("classList").Call("toggle", "error", a.mdl.err != "")
-	el.Get("classList").Call("toggle", "unknown", a.mdl.m != nil && !a.mdl.known)
-	byID("model-get").Set("hidden", a.mdl.m != nil && a.mdl.known)
-}
-
-// publicModel describes the model in window.kvscope.state().
-func (a *app) publicModel() view.PageModel {
-	return view.PageModel{Loaded: a.mdl.m != nil, Name: a.mdl.name, SHA256: a.mdl.sha256, Known: a.mdl.known, Error: a.mdl.err, Status: a.mdl.status,
-		Progress: a.mdl.progress, Layers: a.modelLayers(), Vocab: a.modelVocab()}
-}
-
-// promise calls ok with a JavaScript promise's value, or fail with its
-// error's text. The callbacks run on the JavaScript event loop and must
-// not block.
-func promise(p js.Value, ok func(js.Value), fail func(string)) {
-	var onOK, onErr js.Func
-	release := func() { onOK.Release(); onErr.Release() }
-	onOK = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		release()
-		v := js.Undefined()
-		if len(args) > 0 {
-			v = args[0]
-		}
-		ok(v)
-		return nil
-	})
-	onErr = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		release()
-		why := "unknown error"
-		if len(args) > 0 {
-			why = args[0].Call("toString").String()
-		}
-		fail(why)
-		return nil
-	})
-	p.Call("then", onOK, onErr)
 }
 
 func (a *app) modelLayers() int {

@@ -76,7 +76,7 @@ func (c Config) validateAlloc() error {
 		return nil
 	case !c.Policy.budgeted():
 		return fmt.Errorf("kv: the %s allocator splits a token budget; %s has none", c.Alloc, c.Policy)
-	case c.Alloc == AdaKV && c.sharedDecision():
+	case c.Alloc == AdaKV && c.SharedDecision():
 		return fmt.Errorf("kv: adakv gives heads unequal budgets; it cannot share one decision for all heads (%s, shared %v)", c.Policy, c.Shared)
 	}
 	return nil

@@ -9,7 +9,16 @@ func init() {
 	define(Chunk, &policyDef{
 		name: "chunk", params: ParamChunk | ParamDrop | ParamShared, keyNorms: true, stateBytes: 4,
 		validate: validChunk,
-		keep:     func(_ *Layer, h *head, i int) float64 { return float64(h.norm[i]) },
+		held: func(c Config, n int, _ float64) (float64, float64) {
+			size := max(c.ChunkSize, 1)
+			t := float64(n - n/size*int(c.DropShare*float64(size)))
+			return t, c.heldIndex(t)
+		},
+		setBudget: func(c *Config, budget, _ int) bool {
+			c.DropShare = min(0.95, 1-float64(budget)/float64(c.MaxTokens))
+			return true
+		},
+		keep: func(_ *Layer, h *head, i int) float64 { return float64(h.norm[i]) },
 		endPrompt: func(l *Layer) {
 			for end := l.cfg.ChunkSize; end <= l.promptEnd; end += l.cfg.ChunkSize {
 				l.dropChunk(end-l.cfg.ChunkSize, end, l.last)
@@ -26,7 +35,7 @@ func init() {
 // dropChunk drops DropShare of the tokens in positions [start, end) with
 // the lowest key norm, per head or shared.
 func (l *Layer) dropChunk(start, end, at int) {
-	if l.cfg.sharedDecision() {
+	if l.cfg.SharedDecision() {
 		a, b := span(&l.heads[0], start, end)
 		for n := int(l.cfg.DropShare * float64(b-a)); n > 0; n-- {
 			i, _ := l.lowest(-1, a, b)

@@ -43,6 +43,12 @@ type Config struct {
 	KVHeads int // key/value heads; Heads must be a multiple (grouped-query attention)
 	Dim     int // dimensions per head
 
+	// ArchWindow is the model architecture's own sliding window (Gemma 3's
+	// local layers): before each step attends, every head drops the tokens
+	// at positions ≤ pos − ArchWindow, whatever the policy keeps; such a
+	// token's EvictedAt is exactly its position + ArchWindow. 0 for none.
+	ArchWindow int
+
 	MaxTokens int // longest history the layer will see; bounds Full, Chunk and SnapKV and the eviction record
 	MaxPrompt int // longest prompt: tokens are only evicted once the prompt is over (except Seed000)
 
@@ -99,6 +105,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("kv: heads (%d), kv heads (%d) and dim (%d) must be positive", c.Heads, c.KVHeads, c.Dim)
 	case c.Heads%c.KVHeads != 0:
 		return fmt.Errorf("kv: %d query heads cannot share %d kv heads evenly", c.Heads, c.KVHeads)
+	case c.ArchWindow < 0:
+		return fmt.Errorf("kv: architecture window %d must not be negative", c.ArchWindow)
 	case c.Sink < 0 || c.Recent < 0 || c.Heavy < 0:
 		return fmt.Errorf("kv: sink (%d), recent (%d) and heavy (%d) must not be negative", c.Sink, c.Recent, c.Heavy)
 	case c.MaxTokens <= 0:
@@ -142,6 +150,104 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Held returns what a layer of c holds at a history of n tokens, for
+// projecting a run to a model's scale (the simulator's Project): tokens,
+// the mean number of tokens a kv head keeps, and index, the mean number of
+// index-map entries per kv head (4 bytes each, see Layer.IndexBytes). It
+// is each policy's rule: the budget for the budgeted policies (an
+// allocator moves tokens between heads and layers, not their mean), every
+// token for Full and Quest, every token but each complete chunk's dropped
+// share for Chunk, the compressed prompt and every generated token for
+// SnapKV (c.MaxPrompt is the prompt), and for DuoAttention every token on
+// its retrieval heads and Sink + Recent on its streaming heads. retrieval
+// is DuoAttention's share of retrieval heads as a run classified them, or
+// negative before it did (every head then keeps every token); other
+// policies ignore it. Index entries are one per kept token and head, once
+// per layer when the decision is shared (SharedDecision), none where the
+// cache keeps its tokens in order (Full, Quest, Duo's retrieval heads).
+// It returns 0, 0 for an unknown policy or n < 1, and costs O(1).
+func (c Config) Held(n int, retrieval float64) (tokens, index float64) {
+	if c.Policy >= numPolicies || n < 1 {
+		return 0, 0
+	}
+	d := c.Policy.def()
+	if d.held != nil {
+		return d.held(c, n, retrieval)
+	}
+	tokens = float64(n)
+	if d.budgeted {
+		tokens = float64(min(n, c.Budget()))
+	}
+	return tokens, c.heldIndex(tokens)
+}
+
+// heldIndex is Held's index entries per kv head when every head keeps
+// tokens tokens: none without an index map, one map per layer under a
+// shared decision, else one per head.
+func (c Config) heldIndex(tokens float64) float64 {
+	switch {
+	case c.Policy.def().noIndex:
+		return 0
+	case c.SharedDecision():
+		return tokens / float64(max(c.KVHeads, 1))
+	}
+	return tokens
+}
+
+// SetBudget returns c with the settings its policy reads set so that a kv
+// head keeps budget tokens of a history of MaxTokens tokens (MaxPrompt of
+// them the prompt), with up to sink attention sinks: the one rule by which
+// every policy is given a budget (the simulator's sweeps and recall tasks
+// both ask it). budget is clamped to [1, MaxTokens] and the sinks to half
+// of it, and Sink, Recent, Heavy and DropShare not set by the rule are 0:
+//
+//   - a budgeted policy (Budget = the sink, recent and heavy settings it
+//     reads): the sinks if it reads Sink, and the rest between Recent
+//     (the larger half) and Heavy where it reads both, else all to the one
+//     it reads — window keeps the budget as its window, streaming sinks and
+//     a window;
+//   - duo: its streaming heads keep the sinks and the rest as their
+//     window (its retrieval heads keep everything, above the budget);
+//   - chunk: drops the share 1 − budget/MaxTokens of every chunk (at most
+//     0.95), so it keeps about the same share;
+//   - snapkv: keeps the same share of the prompt, half observation window
+//     (at least 1 token), half voted tokens, and every generated token.
+//
+// It reports false, returning c unchanged, for a policy without a budget to
+// set (full, quest), an unknown policy or MaxTokens < 1.
+func (c Config) SetBudget(budget, sink int) (Config, bool) {
+	if c.Policy >= numPolicies || c.MaxTokens < 1 {
+		return c, false
+	}
+	d := c.Policy.def()
+	if d.setBudget == nil && !d.budgeted {
+		return c, false
+	}
+	budget = min(max(budget, 1), c.MaxTokens)
+	sink = min(max(sink, 0), budget/2)
+	out := c
+	out.Sink, out.Recent, out.Heavy, out.DropShare = 0, 0, 0, 0
+	if d.setBudget != nil {
+		if !d.setBudget(&out, budget, sink) {
+			return c, false
+		}
+		return out, true
+	}
+	rest := budget
+	if d.params&ParamSink != 0 {
+		out.Sink, rest = sink, budget-sink
+	}
+	switch ps := d.params & (ParamRecent | ParamHeavy); ps {
+	case ParamRecent | ParamHeavy:
+		out.Recent, out.Heavy = rest-rest/2, rest/2
+	case ParamRecent:
+		out.Recent = rest
+	case ParamHeavy:
+		out.Heavy = rest
+	}
+	return out, true
+}
+
 // validChunk checks the Chunk settings (Chunk's validate).
 func validChunk(c Config) error {
 	if c.ChunkSize < 1 {
@@ -161,9 +267,13 @@ func (c Config) capacity() int {
 	return min(c.MaxTokens, max(c.maxHeadBudget()+1, c.MaxPrompt))
 }
 
-// sharedDecision reports whether all heads share one eviction decision.
-// SnapKV always selects per head, as its reference does.
-func (c Config) sharedDecision() bool {
+// SharedDecision reports whether all heads of a layer of c share one
+// eviction decision (one score per token, one index map for the layer):
+// Shared, for the policies that honour it; always for Seed000; never for
+// the policies that decide per head whatever Shared says (SnapKV, as its
+// reference does; DuoAttention, whose heads differ by design; Quest). It
+// is the one rule: the simulator's projection asks it too.
+func (c Config) SharedDecision() bool {
 	d := c.Policy.def()
 	return c.Shared && !d.neverShared || d.alwaysShared
 }

@@ -51,7 +51,7 @@ func (l *Layer) ScoreBytes() int64 {
 // scoreBytes is ScoreBytes with head g holding held(g) tokens.
 func (l *Layer) scoreBytes(held func(g int) int) int64 {
 	var tokens int64 // cached tokens, over heads (once when shared)
-	if l.cfg.sharedDecision() {
+	if l.cfg.SharedDecision() {
 		tokens = int64(held(0))
 	} else {
 		for g := range l.heads {

@@ -65,10 +65,21 @@ func init() {
 			}
 			st.steps++
 		},
+		setBudget: func(c *Config, budget, sink int) bool {
+			c.Sink, c.Recent = sink, budget-sink
+			return true
+		},
 		evict:      func(l *Layer, pos int) { l.duoEvict(pos) },
 		endPrompt:  func(l *Layer) { l.duoEvict(l.last) },
 		keep:       positionKeep,
 		extraBytes: func(l *Layer) int64 { return int64(len(l.heads)) },
+		held: func(c Config, n int, retrieval float64) (float64, float64) {
+			if retrieval < 0 {
+				return float64(n), float64(n) // not classified: every head full, each indexed
+			}
+			stream := float64(min(n, c.Sink+c.Recent))
+			return retrieval*float64(n) + (1-retrieval)*stream, (1 - retrieval) * stream
+		},
 		// A retrieval head, like a full cache, needs no index map.
 		indexedHead: func(l *Layer, g int) bool { r := l.RetrievalHeads(); return r == nil || !r[g] },
 	})

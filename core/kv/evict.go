@@ -59,7 +59,7 @@ func (l *Layer) evict(pos int) {
 // the time of eviction. The policy's scores are brought up to date first.
 func (l *Layer) evictDown(at int) {
 	budget := l.budget
-	if l.cfg.sharedDecision() {
+	if l.cfg.SharedDecision() {
 		if len(l.heads[0].pos) <= budget {
 			return
 		}

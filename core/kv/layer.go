@@ -210,7 +210,7 @@ func (l *Layer) indexBytes(held func(g int) int) int64 {
 	if l.def.noIndex {
 		return 0
 	}
-	if l.cfg.sharedDecision() {
+	if l.cfg.SharedDecision() {
 		return 4 * int64(held(0))
 	}
 	var n int64
@@ -433,6 +433,7 @@ func (l *Layer) Step(pos int, q, k, v, out []float32) error {
 		if err := l.appendToken(pos, k, v); err != nil {
 			return err
 		}
+		l.slide(pos)
 		l.attendAll(q, out)
 		if l.def.observe != nil {
 			l.def.observe(l, q, pos)
@@ -447,6 +448,7 @@ func (l *Layer) Step(pos int, q, k, v, out []float32) error {
 	if err := l.appendToken(pos, k, v); err != nil {
 		return err
 	}
+	l.slide(pos)
 	t1 := time.Now()
 	l.attendAll(q, out)
 	t2 := time.Now()
@@ -461,6 +463,26 @@ func (l *Layer) Step(pos int, q, k, v, out []float32) error {
 	l.costs.Steps++
 	return nil
 }
+
+// slide drops, from every head, the tokens the architecture's sliding
+// window (Config.ArchWindow) no longer shows the query at pos. Positions
+// are ascending, so they are the head's first tokens.
+func (l *Layer) slide(pos int) {
+	w := l.cfg.ArchWindow
+	if w <= 0 {
+		return
+	}
+	for g := range l.heads {
+		h := &l.heads[g]
+		for len(h.pos) > 0 && int(h.pos[0]) <= pos-w {
+			l.remove(h, 0, pos)
+		}
+	}
+}
+
+// Window returns the architecture's sliding window (Config.ArchWindow), 0
+// for none. A token head g lost to it has EvictedAt(g)[p] == p + Window().
+func (l *Layer) Window() int { return l.cfg.ArchWindow }
 
 // attendAll runs the policy's attention, or attend.
 func (l *Layer) attendAll(q, out []float32) {
@@ -567,7 +589,7 @@ func (l *Layer) Update(pos int, k, v []float32, attn [][]float32) error {
 	// Validate (and, for shared decisions, sum) the attention before
 	// anything changes; then append; then add the weights to the scores
 	// of the tokens that were cached before this one.
-	shared := l.cfg.sharedDecision() && len(attn) > 0
+	shared := l.cfg.SharedDecision() && len(attn) > 0
 	if shared {
 		if err := l.sumShared(attn); err != nil {
 			return err

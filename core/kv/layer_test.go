@@ -98,7 +98,7 @@ func checkInvariants(t testing.TB, l *Layer, s *stream, pos int) {
 				}
 			}
 		}
-		if cfg.sharedDecision() && !slices.Equal(ps, l.Positions(0)) {
+		if cfg.SharedDecision() && !slices.Equal(ps, l.Positions(0)) {
 			t.Fatalf("pos %d: shared decision but head %d keeps %v, head 0 %v", pos, g, ps, l.Positions(0))
 		}
 		for i := range ps {

@@ -99,6 +99,16 @@ type policyDef struct {
 	role          func(l *Layer, g, i int) Role          // role of head g's i-th token; nil: sink, recent or scoredRole
 	noIndex       bool                                   // keeps every token in order: no index map (Full, Quest)
 	indexedHead   func(l *Layer, g int) bool             // whether head g needs an index map; nil: every head does
+	// held is Config.Held's rule: the mean tokens a kv head keeps at a
+	// history of n tokens and the mean index entries per kv head (see
+	// Held); nil: every token for a policy without a budget, else the
+	// budget, each indexed (heldIndex).
+	held func(c Config, n int, retrieval float64) (tokens, index float64)
+	// setBudget is SetBudget's rule for a policy without a budget of
+	// sink + recent + heavy: it sets c's settings from the budget and sink
+	// count (both checked) and reports whether it could; nil: the budgeted
+	// policies' rule (SetBudget), no budget to set for the others.
+	setBudget func(c *Config, budget, sink int) bool
 }
 
 // indexed reports whether a policy without a budget still keeps an index

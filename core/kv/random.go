@@ -1,5 +1,7 @@
 package kv
 
+import "github.com/kvscope/kvscope/core/internal/splitmix"
+
 // Random evicts a uniformly chosen token outside the sink and recent
 // windows, from a seeded generator: the baseline a real policy must beat.
 // Reads: Sink, Recent, Heavy, Shared, Seed. Budget: Sink + Recent + Heavy.
@@ -12,15 +14,7 @@ func init() {
 		victim: func(l *Layer, _, lo, hi int) int { return lo + l.rng.IntN(hi-lo) },
 		keep: func(l *Layer, h *head, i int) float64 {
 			g := uint64(h.idx)
-			return float64(mix64(l.cfg.Seed^g<<40^uint64(h.pos[i]))>>11) / (1 << 53)
+			return float64(splitmix.Mix((l.cfg.Seed^g<<40^uint64(h.pos[i]))+splitmix.Gamma)>>11) / (1 << 53)
 		},
 	})
-}
-
-// mix64 is SplitMix64's finalizer: a fixed, well-spread hash.
-func mix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }

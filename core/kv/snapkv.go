@@ -31,6 +31,18 @@ func init() {
 				l.obsPos[i] = -1
 			}
 		},
+		held: func(c Config, n int, _ float64) (float64, float64) {
+			// The prompt compressed to its window and voted tokens, then
+			// every generated token.
+			t := float64(min(n, c.Recent+c.Heavy+max(0, n-c.MaxPrompt)))
+			return t, c.heldIndex(t)
+		},
+		setBudget: func(c *Config, budget, _ int) bool {
+			kept := max(1, int(math.Round(float64(budget)/float64(c.MaxTokens)*float64(c.MaxPrompt))))
+			c.Recent = max(1, (kept+1)/2)
+			c.Heavy = kept - c.Recent
+			return true
+		},
 		observe:   (*Layer).observe,
 		endPrompt: (*Layer).snapSelect,
 		role: func(l *Layer, g, i int) Role {

@@ -62,6 +62,10 @@ type Lesson struct {
 	Action    Action    `json:"action"`
 	Expect    []Expect  `json:"expect"` // what the action changes, in the claim's order
 
+	// Sinks marks a lesson that speaks of attention sinks or heavy
+	// hitters: the page adds what the real model it loaded measured.
+	Sinks bool `json:"sinks,omitempty"`
+
 	// Budget is the memory budget of the chart lesson, in bytes (0 for
 	// the others): the learner picks the best point that stores at most
 	// this much.

@@ -30,7 +30,7 @@ var lessons = []Lesson{
 		N: 2, Slug: "window", Title: "A window forgets", Mode: "synthetic",
 		Settings: with(end, Setting{"policy", "full"}, Setting{"sink", "0"}, Setting{"recent", "64"}, Setting{"heavy", "0"},
 			Setting{"bits", "16"}, Setting{"gran", "token"}),
-		Highlight: "map",
+		Sinks: true, Highlight: "map",
 		Notice: "The full cache keeps every token, so the attention over the cache is the attention over the history. " +
 			"A recent window keeps only the newest tokens: cheap, and right for heads that look nearby. " +
 			"But many heads park their attention on the first tokens, and a window evicts those first.",
@@ -41,7 +41,7 @@ var lessons = []Lesson{
 		N: 3, Slug: "sinks", Title: "Sinks rescue it (StreamingLLM)", Mode: "synthetic",
 		Settings: with(end, Setting{"policy", "streaming"}, Setting{"sink", "0"}, Setting{"recent", "60"}, Setting{"heavy", "0"},
 			Setting{"bits", "16"}, Setting{"gran", "token"}),
-		Highlight: "map",
+		Sinks: true, Highlight: "map",
 		Notice: "This is StreamingLLM with no sinks: a bare window of 60 recent tokens. " +
 			"StreamingLLM's finding is that a few first tokens act as attention sinks: queries dump attention there whatever they say. " +
 			"Keep them, and the window stops collapsing.",
@@ -53,7 +53,7 @@ var lessons = []Lesson{
 		N: 4, Slug: "h2o", Title: "Heavy hitters (H2O)", Mode: "synthetic",
 		Settings: with(end, Setting{"policy", "random"}, Setting{"sink", "4"}, Setting{"recent", "32"}, Setting{"heavy", "28"},
 			Setting{"shared", "0"}, Setting{"bits", "16"}, Setting{"gran", "token"}),
-		Highlight: "map",
+		Sinks: true, Highlight: "map",
 		Notice: "Beside 4 sinks and 32 recent tokens, this cache keeps 28 more tokens, picked at random. " +
 			"H2O keeps instead the tokens with the most attention accumulated over the steps so far: a few tokens receive most of it. " +
 			"Watch the score on each kept token while it decodes.",

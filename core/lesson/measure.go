@@ -155,7 +155,8 @@ const (
 // or with model m in real-model mode the text for mtokens positions, to
 // the step "at", or to the end when at is 0 or absent) and returns its
 // numbers. In real-model mode PPL is the perplexity of the uncompressed
-// continuation under the compressed cache.
+// continuation, as decoded, under the compressed cache
+// (sim.ModelRun.Perplexity, as the command line scores it).
 func Measure(base sim.Config, settings []Setting, m *model.Model) (Numbers, error) {
 	return measure(base, settings, m, nil)
 }
@@ -208,7 +209,7 @@ func measure(base sim.Config, settings []Setting, m *model.Model, s *sim.Stream)
 	}
 	snap := r.Snapshot(0)
 	out := FromSnapshot(snap)
-	if _, out.PPL, err = sim.Perplexity(m, c, snap.Text.Full, false); err != nil {
+	if _, out.PPL, err = r.Perplexity(); err != nil {
 		return Numbers{}, err
 	}
 	return out, nil

@@ -31,7 +31,12 @@ type FullCache struct {
 	values   []float32 // (layer, capacity, kvDim)
 	att      []float32 // (layer, heads, capacity) softmax weights of the last Attend
 	n        []int     // (layer) positions stored
+	rope     []*RopeTable
 }
+
+// maxRopeTable is the most positions a cache's RoPE table holds; beyond
+// them angles are computed as they are needed.
+const maxRopeTable = 1 << 13
 
 // maxCacheFloats caps a FullCache's key (and value) storage at 256 MiB each.
 const maxCacheFloats = 1 << 26
@@ -56,6 +61,7 @@ func NewFullCache(c Config, capacity int) (*FullCache, error) {
 		values:   make([]float32, c.Layers*capacity*c.KVDim()),
 		att:      make([]float32, c.Layers*c.Heads*capacity),
 		n:        make([]int, c.Layers),
+		rope:     RopeTables(c, min(capacity, maxRopeTable)),
 	}, nil
 }
 
@@ -85,16 +91,22 @@ func (fc *FullCache) Attend(l, pos int, q, k, v, out []float32) error {
 	if pos >= fc.capacity {
 		return fmt.Errorf("model: full cache: position %d beyond capacity %d", pos, fc.capacity)
 	}
-	if len(q) != c.Dim || len(out) != c.Dim || len(k) != kvDim || len(v) != kvDim {
-		return fmt.Errorf("model: full cache: lengths q %d k %d v %d out %d, want %d %d %d %d", len(q), len(k), len(v), len(out), c.Dim, kvDim, kvDim, c.Dim)
+	if qd := c.QDim(); len(q) != qd || len(out) != qd || len(k) != kvDim || len(v) != kvDim {
+		return fmt.Errorf("model: full cache: lengths q %d k %d v %d out %d, want %d %d %d %d", len(q), len(k), len(v), len(out), qd, kvDim, kvDim, qd)
 	}
 	base := l * fc.capacity * kvDim
 	kd := fc.keys[base+pos*kvDim : base+(pos+1)*kvDim]
 	copy(kd, k)
-	RoPE(kd, pos, c.HeadDim, c.RopeBase)
+	fc.rope[l].Apply(kd, pos)
 	copy(fc.values[base+pos*kvDim:], v)
-	RoPE(q, pos, c.HeadDim, c.RopeBase)
+	fc.rope[l].Apply(q, pos)
 	fc.n[l] = pos + 1
+	// A local layer (Config.Window) attends to its last w positions only;
+	// the weights of the earlier ones are 0.
+	from := 0
+	if w := c.Window(l); w > 0 {
+		from = max(0, pos+1-w)
+	}
 
 	// Scores: q·k/√headDim, with the scale folded into q once. Query heads of one
 	// group read the same key rows.
@@ -107,17 +119,19 @@ func (fc *FullCache) Attend(l, pos int, q, k, v, out []float32) error {
 	for h := 0; h < c.Heads; h++ {
 		qh := q[h*hd : (h+1)*hd]
 		ko := base + (h/group)*hd
-		att := fc.att[(l*c.Heads+h)*fc.capacity:][:pos+1]
-		scoresStrided(att, qh, fc.keys[ko:], kvDim)
+		row := fc.att[(l*c.Heads+h)*fc.capacity:][:pos+1]
+		clear(row[:from])
+		att := row[from:]
+		scoresStrided(att, qh, fc.keys[ko+from*kvDim:], kvDim)
 		Softmax(att)
-		weightedSumStrided(out[h*hd:(h+1)*hd], att, fc.values[ko:], kvDim)
+		weightedSumStrided(out[h*hd:(h+1)*hd], att, fc.values[ko+from*kvDim:], kvDim)
 	}
 	return nil
 }
 
 // Attention returns the softmax attention weights that query head h of layer l
 // gave to positions 0…pos at the last Attend of that layer (length pos+1; empty
-// before any). The slice is owned by the cache and overwritten by the next
+// before any; 0 before a local layer's window). The slice is owned by the cache and overwritten by the next
 // Attend of layer l.
 func (fc *FullCache) Attention(l, h int) []float32 {
 	return fc.att[(l*fc.cfg.Heads+h)*fc.capacity:][:fc.n[l]]

@@ -58,3 +58,25 @@ func ExampleKLDivergence() {
 	// 0.1438 nats
 	// 0.0000 nats
 }
+
+// A byte-level BPE vocabulary writes text in the GPT-2 byte alphabet (Ġ
+// stands for the space) and merges the pair of lowest rank first.
+func ExampleNewBPETokenizer() {
+	tokens := []string{"h", "i", "Ġ", "hi", "Ġhi", "!"}
+	merges := []string{"h i", "Ġ hi"}
+	tok, err := model.NewBPETokenizer(tokens, nil, merges, "gpt-2", -1, -1)
+	if err != nil {
+		panic(err)
+	}
+	ids := tok.Encode("hi hi!", false, false)
+	for i, id := range ids {
+		if i > 0 {
+			fmt.Print(" ")
+		}
+		fmt.Printf("%d:%s", id, tok.Piece(id))
+	}
+	fmt.Printf("\n%q\n", tok.Decode(ids))
+	// Output:
+	// 3:hi 4:Ġhi 5:!
+	// "hi hi!"
+}

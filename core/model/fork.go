@@ -10,7 +10,7 @@ import "fmt"
 // configurations differ, src holds fewer than n positions in a layer, or n
 // exceeds fc's capacity.
 func (fc *FullCache) CopyFrom(src *FullCache, n int) error {
-	if fc.cfg != src.cfg {
+	if !fc.cfg.Equal(src.cfg) {
 		return fmt.Errorf("model: full cache: copy between configurations %+v and %+v", src.cfg, fc.cfg)
 	}
 	if n < 0 || n > fc.capacity {

@@ -126,7 +126,11 @@ func naiveLogits(m *model.Model, tokens []int) []float32 {
 }
 
 // naiveForward is naiveLogits that also returns the attention weights:
-// att[l][h][t][u], query t on key u ≤ t.
+// att[l][h][t][u], query t on key u ≤ t (0 outside a local layer's
+// window). It follows every architecture kvscope runs: the embedding
+// scale, Q/K/V biases, per-head q/k RMSNorm, NEOX or adjacent RoPE pairs
+// with frequency factors and a per-layer base, sliding windows,
+// post-norms and GELU or SiLU gating.
 func naiveForward(m *model.Model, tokens []int) ([]float32, [][][][]float64) {
 	c, w := m.Config, m.Weights
 	attW := make([][][][]float64, c.Layers)
@@ -152,15 +156,50 @@ func naiveForward(m *model.Model, tokens []int) ([]float32, [][][][]float64) {
 		}
 		return out
 	}
-	rope := func(x []float64, pos int) {
-		for h := 0; h < len(x)/c.HeadDim; h++ {
-			for i := 0; i < c.HeadDim/2; i++ {
-				th := float64(pos) * math.Pow(float64(c.RopeBase), -2*float64(i)/float64(c.HeadDim))
-				a, b := x[h*c.HeadDim+2*i], x[h*c.HeadDim+2*i+1]
-				x[h*c.HeadDim+2*i] = a*math.Cos(th) - b*math.Sin(th)
-				x[h*c.HeadDim+2*i+1] = a*math.Sin(th) + b*math.Cos(th)
+	headNorm := func(x []float64, wt []float32) {
+		if wt == nil {
+			return
+		}
+		for h := 0; h < len(x); h += len(wt) {
+			copy(x[h:h+len(wt)], norm(x[h:h+len(wt)], wt))
+		}
+	}
+	bias := func(x []float64, b []float32) {
+		for i, v := range b {
+			x[i] += float64(v)
+		}
+	}
+	rope := func(x []float64, pos, l int) {
+		base := float64(c.RopeBase)
+		if c.Window(l) > 0 && c.LocalRopeBase > 0 {
+			base = float64(c.LocalRopeBase)
+		}
+		d := c.HeadDim
+		for h := 0; h < len(x)/d; h++ {
+			for i := 0; i < d/2; i++ {
+				th := float64(pos) * math.Pow(base, -2*float64(i)/float64(d))
+				if c.RopeFactors != nil {
+					th /= float64(c.RopeFactors[i])
+				}
+				j, k := h*d+2*i, h*d+2*i+1
+				if c.RopeNeox {
+					j, k = h*d+i, h*d+i+d/2
+				}
+				a, b := x[j], x[k]
+				x[j] = a*math.Cos(th) - b*math.Sin(th)
+				x[k] = a*math.Sin(th) + b*math.Cos(th)
 			}
 		}
+	}
+	act := func(g float64) float64 {
+		if c.GELU {
+			return 0.5 * g * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(g+0.044715*g*g*g)))
+		}
+		return g / (1 + math.Exp(-g))
+	}
+	scale := 1.0
+	if c.EmbedScale != 0 {
+		scale = float64(c.EmbedScale)
 	}
 	// Matrices as float32, dequantized when the model keeps them quantized.
 	emb, out := w.Embedding.Float32(), w.Classifier.Float32()
@@ -168,33 +207,42 @@ func naiveForward(m *model.Model, tokens []int) ([]float32, [][][][]float64) {
 	for t, tok := range tokens {
 		xs[t] = make([]float64, c.Dim)
 		for i := range xs[t] {
-			xs[t][i] = float64(emb[tok*c.Dim+i])
+			xs[t][i] = float64(emb[tok*c.Dim+i]) * scale
 		}
 	}
+	qd := c.QDim()
 	for l := range w.Layers {
-		lm := &w.Layers[l].Mats
-		ly := struct {
-			AttnNorm, FFNNorm                 []float32
-			Wq, Wk, Wv, Wo, WGate, WUp, WDown []float32
-		}{w.Layers[l].AttnNorm, w.Layers[l].FFNNorm, lm.Wq.Float32(), lm.Wk.Float32(), lm.Wv.Float32(), lm.Wo.Float32(), lm.WGate.Float32(), lm.WUp.Float32(), lm.WDown.Float32()}
+		L := &w.Layers[l]
+		lm := &L.Mats
+		wq, wk, wv, wo := lm.Wq.Float32(), lm.Wk.Float32(), lm.Wv.Float32(), lm.Wo.Float32()
+		wg, wu, wd := lm.WGate.Float32(), lm.WUp.Float32(), lm.WDown.Float32()
 		attW[l] = make([][][]float64, c.Heads)
 		for h := range attW[l] {
 			attW[l][h] = make([][]float64, n)
 		}
 		qs, ks, vs := make([][]float64, n), make([][]float64, n), make([][]float64, n)
 		for t := range xs {
-			xb := norm(xs[t], ly.AttnNorm)
-			qs[t], ks[t], vs[t] = mv(ly.Wq, xb, c.Dim), mv(ly.Wk, xb, c.KVDim()), mv(ly.Wv, xb, c.KVDim())
-			rope(qs[t], t)
-			rope(ks[t], t)
+			xb := norm(xs[t], L.AttnNorm)
+			qs[t], ks[t], vs[t] = mv(wq, xb, qd), mv(wk, xb, c.KVDim()), mv(wv, xb, c.KVDim())
+			bias(qs[t], L.BQ)
+			bias(ks[t], L.BK)
+			bias(vs[t], L.BV)
+			headNorm(qs[t], L.QNorm)
+			headNorm(ks[t], L.KNorm)
+			rope(qs[t], t, l)
+			rope(ks[t], t, l)
 		}
 		for t := range xs {
-			att := make([]float64, c.Dim)
+			from := 0
+			if win := c.Window(l); win > 0 {
+				from = max(0, t+1-win)
+			}
+			att := make([]float64, qd)
 			for h := 0; h < c.Heads; h++ {
 				g := h * c.KVHeads / c.Heads
 				sc := make([]float64, t+1)
 				mx := math.Inf(-1)
-				for u := 0; u <= t; u++ {
+				for u := from; u <= t; u++ {
 					for i := 0; i < c.HeadDim; i++ {
 						sc[u] += qs[t][h*c.HeadDim+i] * ks[u][g*c.HeadDim+i]
 					}
@@ -202,30 +250,34 @@ func naiveForward(m *model.Model, tokens []int) ([]float32, [][][][]float64) {
 					mx = math.Max(mx, sc[u])
 				}
 				var sum float64
-				for u := range sc {
+				for u := from; u <= t; u++ {
 					sc[u] = math.Exp(sc[u] - mx)
 					sum += sc[u]
 				}
 				attW[l][h][t] = make([]float64, t+1)
-				for u := range sc {
+				for u := from; u <= t; u++ {
 					attW[l][h][t][u] = sc[u] / sum
-				}
-				for u := range sc {
 					for i := 0; i < c.HeadDim; i++ {
 						att[h*c.HeadDim+i] += sc[u] / sum * vs[u][g*c.HeadDim+i]
 					}
 				}
 			}
-			o := mv(ly.Wo, att, c.Dim)
+			o := mv(wo, att, c.Dim)
+			if L.PostAttnNorm != nil {
+				o = norm(o, L.PostAttnNorm)
+			}
 			for i := range o {
 				xs[t][i] += o[i]
 			}
-			xb := norm(xs[t], ly.FFNNorm)
-			gate, up := mv(ly.WGate, xb, c.Hidden), mv(ly.WUp, xb, c.Hidden)
+			xb := norm(xs[t], L.FFNNorm)
+			gate, up := mv(wg, xb, c.Hidden), mv(wu, xb, c.Hidden)
 			for i := range gate {
-				gate[i] = gate[i] / (1 + math.Exp(-gate[i])) * up[i]
+				gate[i] = act(gate[i]) * up[i]
 			}
-			d := mv(ly.WDown, gate, c.Dim)
+			d := mv(wd, gate, c.Dim)
+			if L.PostFFNNorm != nil {
+				d = norm(d, L.PostFFNNorm)
+			}
 			for i := range d {
 				xs[t][i] += d[i]
 			}

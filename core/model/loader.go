@@ -31,6 +31,21 @@ func NewLoader(r io.ReaderAt, size int64, opts Options) (*Loader, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newLoader(f, opts)
+}
+
+// NewLoaderBytes is NewLoader for a file held in memory, read without
+// copying as LoadBytes reads it: with opts.KeepQuantized the kept matrices
+// alias b, which the caller must not modify while the model is in use.
+func NewLoaderBytes(b []byte, opts Options) (*Loader, error) {
+	f, err := gguf.LoadBytes(b)
+	if err != nil {
+		return nil, err
+	}
+	return newLoader(f, opts)
+}
+
+func newLoader(f *gguf.File, opts Options) (*Loader, error) {
 	c, err := ConfigFromGGUF(f)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,9 @@
 // Package model runs a small pretrained Llama language model in pure Go for
-// kvscope's real-model mode: it loads a GGUF file (package gguf), tokenizes text
-// with the model's SentencePiece vocabulary, and decodes token by token with its
-// keys and values held by a pluggable Cache — the uncompressed FullCache as the
-// reference, or a compressed cache whose effect Compare and Perplexity measure.
+// kvscope's real-model mode: it loads a GGUF file (package gguf), tokenizes
+// text as llama.cpp does (SentencePiece or byte-level BPE vocabularies), and
+// decodes token by token with its keys and values held by a pluggable Cache —
+// the uncompressed FullCache as the reference, or a compressed cache whose
+// effect Compare and Perplexity measure.
 package model
 
 import (
@@ -26,8 +27,8 @@ func Load(r io.ReaderAt, size int64) (*Model, error) {
 	return LoadOptions(r, size, Options{})
 }
 
-// LoadOptions is Load with options (see Options: keep Q8_0 and Q4_0
-// matrices quantized).
+// LoadOptions is Load with options (see Options: keep matrices as the
+// file stores them).
 func LoadOptions(r io.ReaderAt, size int64, opts Options) (*Model, error) {
 	f, err := gguf.Load(r, size)
 	if err != nil {
@@ -36,9 +37,22 @@ func LoadOptions(r io.ReaderAt, size int64, opts Options) (*Model, error) {
 	return FromGGUFOptions(f, opts)
 }
 
+// LoadBytes is LoadOptions for a file held in memory, read without
+// copying (gguf.LoadBytes): with opts.KeepQuantized the kept matrices
+// alias b, so memory holds the file once. The caller must not modify b
+// while the model is in use.
+func LoadBytes(b []byte, opts Options) (*Model, error) {
+	f, err := gguf.LoadBytes(b)
+	if err != nil {
+		return nil, err
+	}
+	return FromGGUFOptions(f, opts)
+}
+
 // FromGGUF builds a model from a parsed file: ConfigFromGGUF, TokenizerFromGGUF,
-// then every tensor decoded to float32 (F32, F16, BF16, Q8_0 and Q4_0; see
-// FromGGUFOptions to keep Q8_0 and Q4_0 quantized) with its shape checked
+// then every tensor decoded to float32 (any type with a gguf.Codec: F32,
+// F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K; see
+// FromGGUFOptions to keep matrices as stored) with its shape checked
 // against the configuration; another tensor type is an error naming it. The classifier is output.weight, or the token embedding when
 // that tensor is absent (tied). It returns a "model:"-prefixed error naming the
 // offending key or tensor.

@@ -14,8 +14,8 @@ import (
 
 func TestReferenceText(t *testing.T) {
 	m := realModel(t)
-	want := model.Config{Dim: 64, Layers: 5, Heads: 8, KVHeads: 4, HeadDim: 8, Hidden: 172, Vocab: 512, ContextLength: 512, NormEps: 1e-5, RopeBase: 10000}
-	if m.Config != want {
+	want := model.Config{Arch: "llama", Dim: 64, Layers: 5, Heads: 8, KVHeads: 4, HeadDim: 8, Hidden: 172, Vocab: 512, ContextLength: 512, NormEps: 1e-5, RopeBase: 10000}
+	if !m.Config.Equal(want) {
 		t.Errorf("config %+v, want %+v", m.Config, want)
 	}
 	r := m.NewRunner(fullCache(t, m.Config))

@@ -15,14 +15,15 @@ type Runner struct {
 
 	x      []float32 // (dim) residual stream
 	xb     []float32 // (dim) normalised input of a sub-block
-	q      []float32 // (dim) query
+	q      []float32 // (qDim) query
 	k      []float32 // (kvDim) key
 	v      []float32 // (kvDim) value
-	att    []float32 // (dim) attention output
+	att    []float32 // (qDim) attention output
 	xb2    []float32 // (dim) sub-block output
 	hb     []float32 // (hidden) gate
 	hb2    []float32 // (hidden) up
 	logits []float32 // (vocab)
+	batch  batch     // Prefill's scratch
 }
 
 // NewRunner returns a Runner at position 0 that stores keys and values in c. It
@@ -33,8 +34,8 @@ func (m *Model) NewRunner(c Cache) *Runner {
 	return &Runner{
 		m: m, cache: c,
 		x: make([]float32, cfg.Dim), xb: make([]float32, cfg.Dim),
-		q: make([]float32, cfg.Dim), k: make([]float32, cfg.KVDim()), v: make([]float32, cfg.KVDim()),
-		att: make([]float32, cfg.Dim), xb2: make([]float32, cfg.Dim),
+		q: make([]float32, cfg.QDim()), k: make([]float32, cfg.KVDim()), v: make([]float32, cfg.KVDim()),
+		att: make([]float32, cfg.QDim()), xb2: make([]float32, cfg.Dim),
 		hb: make([]float32, cfg.Hidden), hb2: make([]float32, cfg.Hidden),
 		logits: make([]float32, cfg.Vocab),
 	}
@@ -72,6 +73,11 @@ func (r *Runner) Forward(token int) ([]float32, error) {
 		return nil, fmt.Errorf("model: token %d out of range [0, %d)", token, c.Vocab)
 	}
 	w.Embedding.Row(token, r.x)
+	if c.EmbedScale != 0 {
+		for i := range r.x {
+			r.x[i] *= c.EmbedScale
+		}
+	}
 	for l := range w.Layers {
 		ly := &w.Layers[l]
 		rmsNorm(r.xb, r.x, ly.AttnNorm, c.NormEps)
@@ -79,29 +85,71 @@ func (r *Runner) Forward(token int) ([]float32, error) {
 		m.Wq.MulVec(r.q, r.xb)
 		m.Wk.MulVec(r.k, r.xb)
 		m.Wv.MulVec(r.v, r.xb)
+		addBias(r.q, ly.BQ)
+		addBias(r.k, ly.BK)
+		addBias(r.v, ly.BV)
+		headNorm(r.q, ly.QNorm, c.NormEps)
+		headNorm(r.k, ly.KNorm, c.NormEps)
 		if err := r.cache.Attend(l, r.pos, r.q, r.k, r.v, r.att); err != nil {
 			return nil, err
 		}
 		m.Wo.MulVec(r.xb2, r.att)
-		for i, v := range r.xb2 {
-			r.x[i] += v
-		}
+		r.residualInto(r.x, r.xb2, ly.PostAttnNorm)
 
 		rmsNorm(r.xb, r.x, ly.FFNNorm, c.NormEps)
 		m.WGate.MulVec(r.hb, r.xb)
 		m.WUp.MulVec(r.hb2, r.xb)
-		for i, g := range r.hb {
-			r.hb[i] = silu(g) * r.hb2[i]
-		}
+		r.gate(r.hb, r.hb2)
 		m.WDown.MulVec(r.xb2, r.hb)
-		for i, v := range r.xb2 {
-			r.x[i] += v
-		}
+		r.residualInto(r.x, r.xb2, ly.PostFFNNorm)
 	}
 	rmsNorm(r.x, r.x, w.OutputNorm, c.NormEps)
 	w.Classifier.MulVec(r.logits, r.x)
 	r.pos++
 	return r.logits, nil
+}
+
+// residualInto adds a sub-block's output y to the residual stream x,
+// RMS-normed by post first when the architecture has that norm (post not
+// nil).
+func (r *Runner) residualInto(x, y, post []float32) {
+	if post != nil {
+		rmsNorm(y, y, post, r.m.Config.NormEps)
+	}
+	for i, v := range y {
+		x[i] += v
+	}
+}
+
+// gate sets g[i] = act(g[i])·up[i], act the architecture's GELU or SiLU.
+func (r *Runner) gate(g, up []float32) {
+	if r.m.Config.GELU {
+		for i, v := range g {
+			g[i] = gelu(v) * up[i]
+		}
+		return
+	}
+	for i, v := range g {
+		g[i] = silu(v) * up[i]
+	}
+}
+
+// addBias adds b to x; a nil b adds nothing.
+func addBias(x, b []float32) {
+	for i, v := range b {
+		x[i] += v
+	}
+}
+
+// headNorm RMS-normalises every head of x (len(w) values each) with
+// weights w, in place; a nil w leaves x alone.
+func headNorm(x, w []float32, eps float32) {
+	if w == nil {
+		return
+	}
+	for h := 0; h < len(x); h += len(w) {
+		rmsNorm(x[h:h+len(w)], x[h:h+len(w)], w, eps)
+	}
 }
 
 // logSumExp returns log Σ exp(x[i]) computed stably in float64.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -97,12 +98,12 @@ func TestTokenTypes(t *testing.T) {
 	for i := 3; i <= 6; i++ {
 		types[i] = model.TokenByte
 	}
-	types[11] = model.TokenUnused // "▁a" may not be used
+	types[11] = model.TokenUnused // "▁a": still merged (llama.cpp merges any piece), never shown
 	tok, err := model.NewTokenizer(toyPieces, toyScores, types, 1, 2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tok.Encode("abc", false, false), []int{7, 13}; !reflect.DeepEqual(got, want) {
+	if got, want := tok.Encode("abc", false, false), []int{11, 15}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Encode(abc) with ▁a unused = %v, want %v", got, want)
 	}
 	if got := tok.Decode([]int{11, 12}); got != "ab" {
@@ -128,6 +129,7 @@ func TestNewTokenizerErrors(t *testing.T) {
 		{"types", []string{"a", "b"}, []float32{0, 0}, []int32{1}, 0, 1, 0},
 		{"bos", []string{"a", "b"}, []float32{0, 0}, nil, 2, 1, 0},
 		{"unk", []string{"a", "b"}, []float32{0, 0}, nil, 0, 1, -1},
+		{"duplicate", []string{"a", "b", "a"}, []float32{0, 0, 0}, nil, 0, 1, 0},
 	}
 	for _, tc := range tests {
 		if _, err := model.NewTokenizer(tc.pieces, tc.scores, tc.types, tc.bos, tc.eos, tc.unk); err == nil || !strings.HasPrefix(err.Error(), "model: tokenizer") {
@@ -143,7 +145,7 @@ var roundTripTexts = []string{
 	"tab\there\nnew line\r\n",
 	"Lily's \"big\" ball!",
 	"日本語 🙂 émoji",
-	"\x00\xff invalid \xC3 bytes",
+	"\x00 nul and \x7f",
 	" ",
 }
 
@@ -179,24 +181,62 @@ func TestAppendTokenAllocatesNothing(t *testing.T) {
 	}
 }
 
-// FuzzTokenizerRoundTrip checks Decode(Encode(s)) == s for every input without
-// the visible-space character "▁" (which decodes as a space by design).
+// FuzzTokenizerRoundTrip checks that Encode never panics nor returns an id
+// outside the vocabulary, and Decode(Encode(s)) == s for valid UTF-8 without
+// the visible-space character "▁" (which decodes as a space by design). With
+// invalid UTF-8 a lead byte takes the bytes it announces into one piece, as
+// in llama.cpp, spaces included (which then come back as "▁").
 func FuzzTokenizerRoundTrip(f *testing.F) {
 	for _, s := range roundTripTexts {
 		f.Add(s)
 	}
 	f.Add("abc ab a bc x")
+	f.Add("\xff a\xC3")
 	tok := byteTokenizer(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		if strings.Contains(s, "▁") {
+		ids := tok.Encode(s, true, false)
+		for _, id := range ids {
+			if id < 0 || id >= tok.VocabSize() {
+				t.Fatalf("Encode(%q) = %v: id out of range", s, ids)
+			}
+		}
+		if !utf8.ValidString(s) || strings.Contains(s, "▁") {
 			return
 		}
-		ids := tok.Encode(s, true, false)
 		if got := tok.Decode(ids); got != s {
 			t.Fatalf("Decode(Encode(%q)) = %q (ids %v)", s, got, ids)
 		}
-		if utf8.ValidString(s) && len(ids) > len(s)+2 {
+		if len(ids) > len(s)+2 {
 			t.Fatalf("%d tokens for %d bytes", len(ids), len(s))
 		}
 	})
+}
+
+// A Tokenizer is shared by goroutines (a Model serves several Runners): each
+// Encode has its own working memory.
+func TestEncodeConcurrent(t *testing.T) {
+	tok := byteTokenizer(t)
+	texts := []string{"abc ab a bc x", "日本語 🙂 émoji", strings.Repeat("ab c ", 50)}
+	want := make([][]int, len(texts))
+	for i, s := range texts {
+		want[i] = tok.Encode(s, true, false)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range 50 {
+				i := (g + k) % len(texts)
+				if got := tok.Encode(texts[i], true, false); !reflect.DeepEqual(got, want[i]) {
+					errs <- fmt.Sprintf("%q: %v, want %v", texts[i], got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }

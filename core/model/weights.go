@@ -9,6 +9,12 @@ import (
 // Layer holds one transformer block's weights. Matrices are row-major
 // [out][in]. The float32 slices are nil for matrices kept quantized (see
 // Options.KeepQuantized); Mats holds every matrix as the kernels read it.
+//
+// The optional tensors are nil unless the architecture has them: biases
+// of the query, key and value projections (qwen2), RMSNorm weights of each
+// query and key head applied before RoPE (qwen3, gemma3), and RMSNorms of
+// the attention and feed-forward outputs before they join the residual
+// stream (gemma3).
 type Layer struct {
 	AttnNorm []float32 // (dim)
 	Wq       []float32 // (heads*headDim, dim)
@@ -20,10 +26,19 @@ type Layer struct {
 	WUp      []float32 // (hidden, dim)
 	WDown    []float32 // (dim, hidden)
 	Mats     LayerMats
+
+	BQ, BK, BV                []float32 // (heads*headDim), (kvDim), (kvDim)
+	QNorm, KNorm              []float32 // (headDim)
+	PostAttnNorm, PostFFNNorm []float32 // (dim)
+}
+
+// vectors returns the layer's norm and bias vectors (nil ones included).
+func (l *Layer) vectors() [][]float32 {
+	return [][]float32{l.AttnNorm, l.FFNNorm, l.BQ, l.BK, l.BV, l.QNorm, l.KNorm, l.PostAttnNorm, l.PostFFNNorm}
 }
 
 // LayerMats holds a layer's matrices as the forward pass reads them: views
-// of the float32 slices, or the file's Q8_0 and Q4_0 blocks.
+// of the float32 slices, or the file's blocks of any type gguf.Codec reads.
 type LayerMats struct {
 	Wq, Wk, Wv, Wo, WGate, WUp, WDown Matrix
 }
@@ -42,7 +57,7 @@ type Weights struct {
 }
 
 // Bytes returns the bytes the weights hold in memory: every matrix (tied
-// ones once) and norm.
+// ones once), norm and bias.
 func (w *Weights) Bytes() int64 {
 	n := w.Embedding.Bytes() + 4*int64(len(w.OutputNorm))
 	if !w.Classifier.sharesWith(&w.Embedding) {
@@ -50,7 +65,9 @@ func (w *Weights) Bytes() int64 {
 	}
 	for i := range w.Layers {
 		l := &w.Layers[i]
-		n += 4 * int64(len(l.AttnNorm)+len(l.FFNNorm))
+		for _, v := range l.vectors() {
+			n += 4 * int64(len(v))
+		}
 		for _, m := range []*Matrix{&l.Mats.Wq, &l.Mats.Wk, &l.Mats.Wv, &l.Mats.Wo, &l.Mats.WGate, &l.Mats.WUp, &l.Mats.WDown} {
 			n += m.Bytes()
 		}
@@ -60,10 +77,11 @@ func (w *Weights) Bytes() int64 {
 
 // Options controls how a model is loaded.
 type Options struct {
-	// KeepQuantized keeps Q8_0 and Q4_0 matrices in their blocks (about 1.1
-	// and 0.6 bytes per weight instead of 4), with dot products computed on
-	// the blocks; their float32 slices in Layer and Weights are then nil.
-	// Other types (F32, F16, BF16) are always widened to float32.
+	// KeepQuantized keeps every non-F32 matrix (F16, BF16 and each
+	// quantized type gguf.Codec reads) in its stored blocks, dotted on the
+	// blocks by the kernels — Q8_0 holds 1.06 bytes per weight and Q4_K
+	// 0.56 instead of 4 — with its float32 slice in Layer and Weights
+	// nil. Loaded from bytes (LoadBytes), kept matrices alias the file.
 	KeepQuantized bool
 }
 
@@ -118,76 +136,36 @@ func weightSteps(f *gguf.File, c Config, opts Options, w *Weights) []loadStep {
 			return nil
 		}})
 	}
+	a := archs[c.Arch]
 	w.Layers = make([]Layer, c.Layers)
 	for i := range w.Layers {
 		l := &w.Layers[i]
 		p := fmt.Sprintf("blk.%d.", i)
 		m := &l.Mats
 		vec(p+"attn_norm.weight", c.Dim, &l.AttnNorm)
-		mat(p+"attn_q.weight", c.Heads*c.HeadDim, c.Dim, &m.Wq, &l.Wq)
+		mat(p+"attn_q.weight", c.QDim(), c.Dim, &m.Wq, &l.Wq)
 		mat(p+"attn_k.weight", c.KVDim(), c.Dim, &m.Wk, &l.Wk)
 		mat(p+"attn_v.weight", c.KVDim(), c.Dim, &m.Wv, &l.Wv)
-		mat(p+"attn_output.weight", c.Dim, c.Heads*c.HeadDim, &m.Wo, &l.Wo)
+		if a.biases {
+			vec(p+"attn_q.bias", c.QDim(), &l.BQ)
+			vec(p+"attn_k.bias", c.KVDim(), &l.BK)
+			vec(p+"attn_v.bias", c.KVDim(), &l.BV)
+		}
+		if a.qkNorm {
+			vec(p+"attn_q_norm.weight", c.HeadDim, &l.QNorm)
+			vec(p+"attn_k_norm.weight", c.HeadDim, &l.KNorm)
+		}
+		mat(p+"attn_output.weight", c.Dim, c.QDim(), &m.Wo, &l.Wo)
+		if a.post {
+			vec(p+"post_attention_norm.weight", c.Dim, &l.PostAttnNorm)
+		}
 		vec(p+"ffn_norm.weight", c.Dim, &l.FFNNorm)
 		mat(p+"ffn_gate.weight", c.Hidden, c.Dim, &m.WGate, &l.WGate)
 		mat(p+"ffn_up.weight", c.Hidden, c.Dim, &m.WUp, &l.WUp)
 		mat(p+"ffn_down.weight", c.Dim, c.Hidden, &m.WDown, &l.WDown)
+		if a.post {
+			vec(p+"post_ffw_norm.weight", c.Dim, &l.PostFFNNorm)
+		}
 	}
 	return steps
-}
-
-// readMatrix reads the named [rows][cols] matrix (dims cols, rows in the
-// file): kept in its Q8_0 or Q4_0 blocks when quantized is set and the
-// file stores it so, else decoded to float32.
-func readMatrix(f *gguf.File, name string, rows, cols int, quantized bool) (Matrix, error) {
-	t, err := tensorInfo(f, name, cols, rows)
-	if err != nil {
-		return Matrix{}, err
-	}
-	if quantized && (t.Type == gguf.TypeQ8_0 || t.Type == gguf.TypeQ4_0) {
-		raw, err := f.ReadBytes(t)
-		if err != nil {
-			return Matrix{}, fmt.Errorf("model: %w", err)
-		}
-		return newQuantMatrix(t.Type, rows, cols, raw), nil
-	}
-	x, err := readTensor(f, name, cols, rows)
-	if err != nil {
-		return Matrix{}, err
-	}
-	return Matrix{Rows: rows, Cols: cols, Type: gguf.TypeF32, F: x}, nil
-}
-
-// readTensor decodes the named tensor after checking that its dimensions
-// (innermost first) are exactly dims.
-func readTensor(f *gguf.File, name string, dims ...int) ([]float32, error) {
-	if _, err := tensorInfo(f, name, dims...); err != nil {
-		return nil, err
-	}
-	x, err := f.ReadFloat32(name)
-	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
-	}
-	return x, nil
-}
-
-// tensorInfo returns the named tensor's description after checking that its
-// dimensions (innermost first) are exactly dims.
-func tensorInfo(f *gguf.File, name string, dims ...int) (*gguf.TensorInfo, error) {
-	t, ok := f.Tensor(name)
-	if !ok {
-		return nil, fmt.Errorf("model: tensor %s missing", name)
-	}
-	match := len(t.Dims) == len(dims)
-	for i := 0; match && i < len(dims); i++ {
-		match = t.Dims[i] == uint64(dims[i])
-	}
-	if !match {
-		want := make([]uint64, len(dims))
-		for i, d := range dims {
-			want[i] = uint64(d)
-		}
-		return nil, fmt.Errorf("model: tensor %s has shape %s, config needs %s", name, gguf.DimsString(t.Dims), gguf.DimsString(want))
-	}
-	return t, nil
 }

@@ -117,21 +117,7 @@ func TestRandomMatrices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range d {
-			for j := range d {
-				var p float64
-				for k := range d {
-					p += float64(m[i*d+k]) * float64(m[j*d+k])
-				}
-				want := 0.0
-				if i == j {
-					want = 1
-				}
-				if math.Abs(p-want) > 1e-6 {
-					t.Fatalf("d=%d: rows %d·%d = %g, want %g", d, i, j, p, want)
-				}
-			}
-		}
+		checkOrthonormal(t, m, d, d)
 		again, _ := RandomOrthogonal(9, d)
 		other, _ := RandomOrthogonal(10, d)
 		if !slices.Equal(m, again) || (d > 1 && slices.Equal(m, other)) {
@@ -199,5 +185,52 @@ func TestQJLScaleUnbiased(t *testing.T) {
 	mean := sum / trials
 	if math.Abs(mean-qk) > 0.05*math.Abs(qk)+0.1 {
 		t.Errorf("mean QJL estimate %.4f, q·k %.4f", mean, qk)
+	}
+}
+
+// Orthonormal's m < d rows are orthonormal, continue r's stream (the next
+// draw differs from a fresh generator's) and refuse a short dst or m > d.
+func TestOrthonormalRows(t *testing.T) {
+	const m, d = 5, 12
+	r := rand.New(rand.NewPCG(3, 4))
+	rows := make([]float32, m*d)
+	Orthonormal(rows, m, d, r)
+	checkOrthonormal(t, rows, m, d)
+	if fresh := rand.New(rand.NewPCG(3, 4)); r.Uint64() == fresh.Uint64() {
+		t.Error("Orthonormal drew nothing from r")
+	}
+	for _, bad := range []func(){
+		func() { Orthonormal(make([]float32, m*d-1), m, d, r) },
+		func() { Orthonormal(make([]float32, d*d), d+1, d, r) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("bad shape accepted")
+				}
+			}()
+			bad()
+		}()
+	}
+}
+
+// checkOrthonormal fails t unless the m rows of d values are orthonormal
+// within 10⁻⁶.
+func checkOrthonormal(t *testing.T, rows []float32, m, d int) {
+	t.Helper()
+	for i := range m {
+		for j := range m {
+			var p float64
+			for k := range d {
+				p += float64(rows[i*d+k]) * float64(rows[j*d+k])
+			}
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(p-want) > 1e-6 {
+				t.Fatalf("%d×%d: rows %d·%d = %g, want %g", m, d, i, j, p, want)
+			}
+		}
 	}
 }

@@ -10,25 +10,39 @@ import (
 // store holds (and counts) a matrix that the seed alone reproduces.
 
 // RandomOrthogonal returns a d×d row-major matrix with orthonormal rows,
-// uniformly distributed over the orthogonal group (Haar): Gram–Schmidt, in
-// float64, on the rows of a matrix of independent N(0, 1) values drawn from
-// a PCG generator seeded with seed. The same seed gives the same matrix. It
-// returns an error for d < 1 or d > 4096. It costs O(d³) and allocates the
-// result and O(d²) scratch.
+// uniformly distributed over the orthogonal group (Haar): Orthonormal's
+// rows drawn from a PCG generator seeded with seed. The same seed gives the
+// same matrix. It returns an error for d < 1 or d > 4096. It costs O(d³)
+// and allocates the result and O(d²) scratch.
 func RandomOrthogonal(seed uint64, d int) ([]float32, error) {
 	if d < 1 || d > 4096 {
 		return nil, fmt.Errorf("quant: random orthogonal matrix of dimension %d (want 1..4096)", d)
 	}
-	r := rand.New(rand.NewPCG(seed, 0x6f7274686f)) // "ortho"
-	rows := make([]float64, d*d)
-	for i := range d {
+	out := make([]float32, d*d)
+	Orthonormal(out, d, d, rand.New(rand.NewPCG(seed, 0x6f7274686f))) // "ortho"
+	return out, nil
+}
+
+// Orthonormal sets dst (m×d values, row-major, 1 ≤ m ≤ d) to m orthonormal
+// rows drawn from r: each row d independent N(0, 1) values, made
+// orthogonal to the rows before it by two passes of modified Gram–Schmidt
+// in float64 (which keep the rows orthogonal to float64 precision) and
+// normalized, then rounded to float32; a draw whose remainder has a norm
+// of 10⁻⁶ or less is drawn again. The rows span a uniformly distributed
+// m-dimensional subspace (for m = d, a Haar-distributed orthogonal matrix).
+// It panics if len(dst) < m·d or m > d. It costs O(m²·d) and allocates
+// O(m·d) scratch.
+func Orthonormal(dst []float32, m, d int, r *rand.Rand) {
+	if m > d || len(dst) < m*d {
+		panic(fmt.Sprintf("quant: %d orthonormal rows of %d values into %d", m, d, len(dst)))
+	}
+	rows := make([]float64, m*d)
+	for i := range m {
 		v := rows[i*d : (i+1)*d]
 		for {
 			for k := range v {
 				v[k] = r.NormFloat64()
 			}
-			// Two passes of Gram–Schmidt keep the rows orthogonal to
-			// float64 precision.
 			for range 2 {
 				for j := range i {
 					u := rows[j*d : (j+1)*d]
@@ -53,11 +67,9 @@ func RandomOrthogonal(seed uint64, d int) ([]float32, error) {
 			}
 		}
 	}
-	out := make([]float32, d*d)
 	for i, x := range rows {
-		out[i] = float32(x)
+		dst[i] = float32(x)
 	}
-	return out, nil
 }
 
 // Gaussian returns an m×d row-major matrix of independent N(0, 1) values

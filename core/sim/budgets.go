@@ -89,24 +89,3 @@ func (c Config) Budget() int {
 	}
 	return k.Budget()
 }
-
-// duoKept is the mean tokens a kv head of a Duo run would hold at a
-// history of tokens: retrieval heads everything, streaming heads sink +
-// recent, in the shares the run classified (every head full before).
-func (e *Engine) duoKept(tokens int) int {
-	var ret, all int
-	for _, layer := range e.c.layers {
-		r := layer.RetrievalHeads()
-		if r == nil {
-			return tokens
-		}
-		for _, x := range r {
-			all++
-			if x {
-				ret++
-			}
-		}
-	}
-	stream := min(tokens, e.cfg.Sink+e.cfg.Recent)
-	return (ret*tokens + (all-ret)*stream + all - 1) / all
-}

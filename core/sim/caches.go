@@ -39,8 +39,10 @@ type calibration struct {
 }
 
 // newCaches builds one kv.Layer per layer of cfg. wrapKeys, if not nil,
-// wraps every key store (the real model's re-positioning of keys).
-func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*caches, error) {
+// wraps every key store of layer l (the real model's re-positioning of
+// keys); archWindow, if not nil, gives layer l's sliding window
+// (kv.Config.ArchWindow: the real model's local layers).
+func newCaches(cfg Config, cal calibration, wrapKeys func(l int, s kv.Store) kv.Store, archWindow func(l int) int) (*caches, error) {
 	c := &caches{cfg: cfg}
 	for l := range cfg.Layers {
 		kc, err := cfg.kv()
@@ -49,6 +51,9 @@ func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*
 		}
 		kc.Seed += uint64(l) // the random policy draws differently in every layer
 		kc.Layer = l         // PyramidKV's budget depends on the layer
+		if archWindow != nil {
+			kc.ArchWindow = archWindow(l)
+		}
 		maker := func(side int) kv.StoreMaker {
 			return func(g, dim, capacity int) (kv.Store, error) {
 				i := l*cfg.KVHeads + g
@@ -64,7 +69,7 @@ func newCaches(cfg Config, cal calibration, wrapKeys func(kv.Store) kv.Store) (*
 				if err != nil || wrapKeys == nil {
 					return s, err
 				}
-				return wrapKeys(s), nil
+				return wrapKeys(l, s), nil
 			}
 		}
 		kc.Keys, kc.Values = maker(0), maker(1)
@@ -320,8 +325,12 @@ func (c *caches) fill(s *Snapshot, layer, pos int, refW func(qh int) []float32) 
 	for g := range cfg.KVHeads {
 		row := s.Cells[g*pos : (g+1)*pos]
 		ev := l.EvictedAt(g)
+		w := l.Window()
 		for p := range row {
 			row[p] = Cell{Role: Evicted, EvictedAt: ev[p]}
+			if w > 0 && int(ev[p]) == p+w {
+				row[p].Role = Windowed
+			}
 		}
 		if refW != nil {
 			for qh := g * group; qh < (g+1)*group; qh++ {

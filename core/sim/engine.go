@@ -93,7 +93,7 @@ func newEngine(cfg Config, newSource func() (Source, error), key streamKey, s *S
 	if err != nil {
 		return nil, err
 	}
-	c, err := newCaches(cfg, cal, nil)
+	c, err := newCaches(cfg, cal, nil, nil)
 	if err != nil {
 		return nil, err
 	}

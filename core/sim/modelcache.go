@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/kvscope/kvscope/core/internal/fastmath"
 	"github.com/kvscope/kvscope/core/kv"
@@ -22,10 +21,10 @@ type ModelCache struct {
 	cfg        Config
 	c          *caches
 	reposition bool
-	kbuf       []float32 // one token's rotated key (kvDim)
-	rot        *rotation // cos/sin table of RoPE
-	ref        *tapCache // the reference the metrics compare with; nil for none
-	sum        Metrics   // metrics summed over the layers of the current token
+	kbuf       []float32          // one token's rotated key (kvDim)
+	rot        []*model.RopeTable // per layer: RoPE's cos/sin table
+	ref        *tapCache          // the reference the metrics compare with; nil for none
+	sum        Metrics            // metrics summed over the layers of the current token
 }
 
 // NewModelCache returns a compressed cache for model configuration mc
@@ -53,17 +52,17 @@ func NewModelCache(mc model.Config, cfg Config, maxTokens, prompt int, repositio
 		return nil, fmt.Errorf("sim: %s storage needs a calibration of this model (CalibrateModel)", cfg.Granularity)
 	}
 	mcache := &ModelCache{mc: mc, cfg: cfg, reposition: reposition, kbuf: make([]float32, mc.KVDim()),
-		rot: newRotation(maxTokens, mc.HeadDim, mc.RopeBase)}
-	var wrap func(kv.Store) kv.Store
+		rot: model.RopeTables(mc, maxTokens)}
+	var wrap func(int, kv.Store) kv.Store
 	if reposition {
-		wrap = func(s kv.Store) kv.Store { return newReposStore(s, mcache.rot, mc.HeadDim) }
+		wrap = func(l int, s kv.Store) kv.Store { return newReposStore(s, mcache.rot[l], mc.HeadDim) }
 	}
 	var c calibration
 	if cal != nil {
 		c = cal.c
 	}
 	var err error
-	if mcache.c, err = newCaches(cfg, c, wrap); err != nil {
+	if mcache.c, err = newCaches(cfg, c, wrap, mc.Window); err != nil {
 		return nil, err
 	}
 	return mcache, nil
@@ -80,8 +79,8 @@ func (m *ModelCache) Attend(l, pos int, q, k, v, out []float32) error {
 	key := k
 	if !m.reposition {
 		copy(m.kbuf, k)
-		m.rot.apply(m.kbuf, pos)
-		m.rot.apply(q, pos)
+		m.rot[l].Apply(m.kbuf, pos)
+		m.rot[l].Apply(q, pos)
 		key = m.kbuf
 	}
 	if err := m.c.step(l, pos, m.cfg.Prompt, q, key, v, out); err != nil {
@@ -103,48 +102,17 @@ func (m *ModelCache) Reset() {
 // Memory returns what the compressed cache holds, itemized.
 func (m *ModelCache) Memory() Memory { return m.c.memory() }
 
-// rotation is RoPE's cos/sin table for positions [0, n): the same angles
-// as model.RoPE, computed once.
-type rotation struct {
-	half     int
-	cos, sin []float32 // [pos][half]
-}
-
-func newRotation(n, headDim int, base float32) *rotation {
-	r := &rotation{half: headDim / 2, cos: make([]float32, n*headDim/2), sin: make([]float32, n*headDim/2)}
-	for i := range r.half {
-		freq := math.Pow(float64(base), -float64(2*i)/float64(headDim))
-		for p := range n {
-			s, c := math.Sincos(float64(p) * freq)
-			r.cos[p*r.half+i], r.sin[p*r.half+i] = float32(c), float32(s)
-		}
-	}
-	return r
-}
-
-// apply rotates every head of x to position pos.
-func (r *rotation) apply(x []float32, pos int) {
-	cs, sn := r.cos[pos*r.half:(pos+1)*r.half], r.sin[pos*r.half:(pos+1)*r.half]
-	for h := 0; h < len(x); h += 2 * r.half {
-		for i := range cs {
-			a, b := x[h+2*i], x[h+2*i+1]
-			x[h+2*i] = a*cs[i] - b*sn[i]
-			x[h+2*i+1] = a*sn[i] + b*cs[i]
-		}
-	}
-}
-
 // reposStore holds keys before RoPE and rotates them by their index in
 // the cache when attention reads them (StreamingLLM). The slots kv passes
 // to Dots are in cache order, so index i is the i-th cached token, and the
 // query sits at the last index.
 type reposStore struct {
 	kv.Store
-	rot    *rotation
+	rot    *model.RopeTable
 	qr, kr []float32
 }
 
-func newReposStore(s kv.Store, rot *rotation, dim int) *reposStore {
+func newReposStore(s kv.Store, rot *model.RopeTable, dim int) *reposStore {
 	return &reposStore{Store: s, rot: rot, qr: make([]float32, dim), kr: make([]float32, dim)}
 }
 
@@ -154,10 +122,10 @@ func (r *reposStore) Unwrap() kv.Store { return r.Store }
 // Dots writes (R(n−1)·q)·(R(i)·k̂_i) for the n slots, i their cache index.
 func (r *reposStore) Dots(q []float32, slots []int, dst []float32) {
 	copy(r.qr, q)
-	r.rot.apply(r.qr, len(slots)-1)
+	r.rot.Apply(r.qr, len(slots)-1)
 	for i, s := range slots {
 		r.Store.Read(s, r.kr)
-		r.rot.apply(r.kr, i)
+		r.rot.Apply(r.kr, i)
 		dst[i] = fastmath.Dot(r.qr, r.kr)
 	}
 }

@@ -16,6 +16,7 @@ type tapCache struct {
 	vals []float32
 	pre  bool // record keys before RoPE
 	mc   model.Config
+	rope []*model.RopeTable
 }
 
 func newTapCache(mc model.Config, capacity int) (*tapCache, error) {
@@ -25,7 +26,7 @@ func newTapCache(mc model.Config, capacity int) (*tapCache, error) {
 	}
 	t := &tapCache{full: full, out: make([][]float32, mc.Layers), mc: mc}
 	for l := range t.out {
-		t.out[l] = make([]float32, mc.Dim)
+		t.out[l] = make([]float32, mc.QDim())
 	}
 	return t, nil
 }
@@ -35,7 +36,10 @@ func (t *tapCache) Attend(l, pos int, q, k, v, out []float32) error {
 		n := len(t.keys)
 		t.keys = append(t.keys, k...)
 		if !t.pre {
-			model.RoPE(t.keys[n:], pos, t.mc.HeadDim, t.mc.RopeBase)
+			if t.rope == nil {
+				t.rope = model.RopeTables(t.mc, 0)
+			}
+			t.rope[l].Apply(t.keys[n:], pos)
 		}
 		t.vals = append(t.vals, v...)
 	}
@@ -56,10 +60,10 @@ type ModelCalibration struct {
 }
 
 // CalibrationText is how many tokens CalibrateModel records: the model's
-// own greedy continuation of BOS.
+// own greedy continuation of an empty prompt (Tokenizer.Prompt).
 const CalibrationText = 128
 
-// CalibrateModel runs m on its greedy continuation of BOS with an
+// CalibrateModel runs m on its greedy continuation of an empty prompt with an
 // uncompressed cache, records every layer's keys (before RoPE with
 // reposition, else rotated to their positions) and values, and learns what
 // cfg's storage needs from them. It returns nil and no error when cfg's
@@ -79,7 +83,7 @@ func CalibrateModel(m *model.Model, cfg Config, reposition bool) (*ModelCalibrat
 	tap.keys = make([]float32, 0, n*mc.Layers*mc.KVDim())
 	tap.vals = make([]float32, 0, cap(tap.keys))
 	r := m.NewRunner(tap)
-	if _, err := r.Generate([]int{m.Tokenizer.BOS}, model.GenerateOptions{MaxTokens: n - 1, IgnoreEOS: true}); err != nil {
+	if _, err := r.Generate(m.Tokenizer.Prompt(""), model.GenerateOptions{MaxTokens: n - 1, IgnoreEOS: true}); err != nil {
 		return nil, fmt.Errorf("sim: calibration run: %w", err)
 	}
 	cfg.Tokens = len(tap.keys) / (mc.Layers * mc.KVDim())
@@ -138,14 +142,14 @@ type ModelRun struct {
 	err               error
 }
 
-// NewModelRun prepares to decode prompt (BOS is prepended) for up to
+// NewModelRun prepares to decode prompt (Tokenizer.Prompt: after BOS when the vocabulary asks for it) for up to
 // maxTokens positions, prompt included, with cfg's policy and storage.
 func NewModelRun(m *model.Model, cfg Config, prompt string, maxTokens int, reposition bool) (*ModelRun, error) {
 	mc := m.Config
 	if maxTokens < 2 || maxTokens > mc.ContextLength {
 		return nil, fmt.Errorf("sim: model run of %d tokens: want 2 to %d (the model's context)", maxTokens, mc.ContextLength)
 	}
-	toks := m.Tokenizer.Encode(prompt, true, false)
+	toks := m.Tokenizer.Prompt(prompt)
 	if len(toks) >= maxTokens {
 		return nil, fmt.Errorf("sim: prompt of %d tokens leaves no room in %d", len(toks), maxTokens)
 	}
@@ -255,7 +259,7 @@ func (r *ModelRun) Step() bool {
 	}
 	r.refText = tk.AppendToken(r.refText, prevR, refTok)
 	r.testText = tk.AppendToken(r.testText, prevT, testTok)
-	r.pieces = append(r.pieces, tk.Piece(testTok))
+	r.pieces = append(r.pieces, tk.TokenText(prevT, testTok))
 	if r.diverge < 0 && refTok != testTok {
 		r.diverge = pos
 	}
@@ -309,14 +313,27 @@ func (r *ModelRun) Snapshot(layer int) *Snapshot {
 // extended by later steps.
 func (r *ModelRun) Tokens() (full, compressed []int) { return r.refToks, r.testToks }
 
+// Perplexity returns the teacher-forced perplexity of the run's
+// uncompressed text as it was decoded — its tokens (Tokens' full: BOS, the
+// prompt, the greedy continuation) — under an uncompressed cache and under
+// the run's compressed cache: PerplexityTokens of those tokens. It is how
+// a run is scored, by the lessons and the command line alike: its text
+// encoded again need not give the same tokens (greedy decoding need not
+// pick the tokenizer's merges), nor fit the context. It needs two tokens
+// fed.
+func (r *ModelRun) Perplexity() (full, compressed float64, err error) {
+	return PerplexityTokens(r.m, r.cfg, r.refToks, r.cache.reposition)
+}
+
 // Perplexity returns the teacher-forced perplexity of text (BOS is
 // prepended) under an uncompressed cache and under cfg's compressed cache.
 // The text must encode to at most the model's context length, BOS
 // included. A text decoded from tokens may encode to more tokens than were
 // decoded (greedy decoding need not pick the tokenizer's merges): to score
-// what a run decoded, pass its tokens to PerplexityTokens instead.
+// what a run decoded, use ModelRun.Perplexity (or pass its tokens to
+// PerplexityTokens) instead.
 func Perplexity(m *model.Model, cfg Config, text string, reposition bool) (full, compressed float64, err error) {
-	toks := m.Tokenizer.Encode(text, true, false)
+	toks := m.Tokenizer.Prompt(text)
 	if len(toks) < 2 || len(toks) > m.Config.ContextLength {
 		return 0, 0, fmt.Errorf("sim: perplexity needs 1 to %d tokens of text, got %d", m.Config.ContextLength-1, len(toks)-1)
 	}

@@ -103,20 +103,23 @@ func (a *sinkAcc) result() *Sinks {
 
 // ModelSinks measures the sink metric of m on tokens (usually BOS and
 // SinkPrompt−1 tokens of text, as Gu et al. do), with an uncompressed
-// cache: per layer and query head, the importance of position 0 from
-// model.AttentionImportance. It returns an error when the model cannot
+// cache: per layer and query head, the importance of position 0, the
+// attention it receives averaged over the len(tokens) queries (a
+// SinkMeter run to its end). It returns an error when the model cannot
 // take the tokens.
 func ModelSinks(m *model.Model, tokens []int) (*Sinks, error) {
-	imp, err := m.AttentionImportance(tokens)
+	sm, err := NewSinkMeter(m, tokens)
 	if err != nil {
 		return nil, err
 	}
-	c, n := m.Config, len(tokens)
-	s := &Sinks{Layers: c.Layers, Heads: c.Heads, Tokens: n, Importance: make([]float64, c.Layers*c.Heads)}
-	for i := range s.Importance {
-		s.Importance[i] = imp[i*n]
+	for sm.Step() {
 	}
-	return s, nil
+	if err := sm.Err(); err != nil {
+		return nil, err
+	}
+	out := *sm.Sinks()
+	out.Importance = append([]float64(nil), out.Importance...)
+	return &out, nil
 }
 
 // Sinks returns the sink metric over the run so far: the attention the

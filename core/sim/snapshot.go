@@ -7,12 +7,13 @@ type Role uint8
 
 // Roles, in drawing order. The zero value is Future: a position not yet decoded.
 const (
-	Future  Role = iota // not decoded yet
-	Evicted             // was cached, has been evicted (see Cell.EvictedAt)
-	Sink                // an attention sink, kept unconditionally
-	Heavy               // a heavy hitter, kept for its accumulated attention
-	Recent              // inside the recent window
-	Kept                // kept by a policy that names no role (full, knorm, chunk, random, tova, snapkv)
+	Future   Role = iota // not decoded yet
+	Evicted              // was cached, has been evicted (see Cell.EvictedAt)
+	Sink                 // an attention sink, kept unconditionally
+	Heavy                // a heavy hitter, kept for its accumulated attention
+	Recent               // inside the recent window
+	Kept                 // kept by a policy that names no role (full, knorm, chunk, random, tova, snapkv)
+	Windowed             // left the model's own sliding window (a local layer of Gemma 3): the architecture evicted it, not the policy
 )
 
 // String returns the role's name as the page shows it.
@@ -30,6 +31,8 @@ func (r Role) String() string {
 		return "recent"
 	case Kept:
 		return "kept"
+	case Windowed:
+		return "outside the model's window"
 	}
 	return "unknown"
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"github.com/kvscope/kvscope/core/internal/splitmix"
 	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/store"
 )
@@ -13,14 +14,15 @@ import (
 //   - Rotate hadamard rotates keys and values (the query at attention
 //     time, the output back) — QuaRot rotates both, folding the value
 //     rotation into W_v and W_o;
-//   - Quant turbo codes keys and values with TurboQuant-MSE, which has no
-//     scales, so Granularity and GroupSize do not apply; turbo-prod codes
-//     the keys with TurboQuant-prod (unbiased q·k is what keys are for) and
-//     the values with TurboQuant-MSE at the same bits (attention outputs
-//     need the vectors, where the MSE quantizer is better and a sketch's
-//     variance only adds error); qjl sketches the keys only and the values
-//     stay uniform at Bits with the configured granularity, as in the QJL
-//     paper;
+//   - Quant names the keys' quantizer (store.ParseQuantizer); the values
+//     use its partner (store.QuantizerDef.Values): turbo codes keys and
+//     values with TurboQuant-MSE, which has no scales, so Granularity and
+//     GroupSize do not apply; turbo-prod codes the keys with
+//     TurboQuant-prod (unbiased q·k is what keys are for) and the values
+//     with TurboQuant-MSE at the same bits (attention outputs need the
+//     vectors, where the MSE quantizer is better and a sketch's variance
+//     only adds error); qjl sketches the keys only and the values stay
+//     uniform at Bits with the configured granularity, as in the QJL paper;
 //   - OutliersFP16 and SinkFP16 apply to both sides; outliers need the
 //     uniform quantizer.
 //
@@ -41,13 +43,19 @@ func (c Config) storageOptions(k, v *store.Config) error {
 	if c.OutliersFP16 != 0 && q != store.Uniform {
 		return fmt.Errorf("sim: FP16 outliers need the uniform quantizer, not %v", q)
 	}
+	vq := q
+	if d, _ := q.Def(); d.Values != "" {
+		if vq, err = store.ParseQuantizer(d.Values); err != nil {
+			return fmt.Errorf("sim: the values of quantizer %v: %w", q, err)
+		}
+	}
 	for side, s := range []*store.Config{k, v} {
 		s.Rotate, s.Seed, s.Outliers, s.Sinks = rot, sketchSeed(c.SketchSeed, 0, side), c.OutliersFP16, c.SinkFP16
 		sq := q
-		if side == 1 && q == store.TurboProd {
-			sq = store.Turbo
+		if side == 1 {
+			sq = vq
 		}
-		if sq == store.Uniform || (sq == store.QJL && side == 1) {
+		if sq == store.Uniform {
 			continue
 		}
 		s.Quantizer, s.Granularity, s.Calib = sq, store.PerToken, nil
@@ -79,25 +87,18 @@ func (e *Engine) StorageItems() store.Items {
 // head and side (SplitMix64's finalizer), so that the heads' sketches are
 // independent draws and their errors do not line up across heads.
 func sketchSeed(seed uint64, i, side int) uint64 {
-	z := seed + 0x9e3779b97f4a7c15*uint64(2*i+side+1)
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return splitmix.Mix(seed + splitmix.Gamma*uint64(2*i+side+1))
 }
 
 // storeTables returns the bytes of the fixed tables one key store and one
-// value store of head dimension dim hold under c's quantizer: FP16
-// codebooks and random matrices (see store.Items), as Project counts them
-// once per store. The Hadamard rotation holds none.
+// value store of head dimension dim hold under c's quantizers, as their
+// store.Config.Tables counts them: the FP16 codebooks and random matrices
+// that Memory files under Factors, which Project counts once per store.
+// The Hadamard rotation holds none. It is 0 for an invalid quantizer.
 func (c Config) storeTables(dim int) int64 {
-	d, b := int64(dim), int64(c.Bits)
-	switch c.Quant {
-	case "turbo": // keys and values: a d×d rotation and 2^b levels each
-		return 2 * (2*d*d + 2<<b)
-	case "turbo-prod": // keys: rotation, sketch (d×d each) and 2^(b−1) levels; values: turbo's
-		return (2*2*d*d + 2<<(b-1)) + (2*d*d + 2<<b)
-	case "qjl": // keys: a (b·d)×d sketch
-		return 2 * b * d * d
+	k, v := store.Config{Bits: c.Bits}, store.Config{Bits: c.Bits}
+	if c.storageOptions(&k, &v) != nil {
+		return 0
 	}
-	return 0
+	return k.Tables(dim).Memory().Factors + v.Tables(dim).Memory().Factors
 }

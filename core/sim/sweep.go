@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/kvscope/kvscope/core/kv"
 )
@@ -28,22 +27,12 @@ type StorageVariant struct {
 // configuration keeps).
 //
 // Every budget is a total token budget per head, and every policy gets the
-// same total (see Grid.Config for the split):
-//
-//   - window keeps the budget as its recent window;
-//   - streaming (StreamingLLM) keeps Sink sinks (at most half the
-//     budget) and the rest as its recent window (no heavy hitters);
-//   - h2o, tova, knorm, random, seed000 — and any other policy whose
-//     budget is Sink+Recent+Heavy — keep Sink sinks (at most half the
-//     budget) and split the rest between the recent window (the larger
-//     half) and the heavy hitters;
-//   - chunk has no token budget: it drops the share 1 − budget/tokens of
-//     every chunk (at most 0.95), so it keeps about the same share;
-//   - snapkv compresses the prompt only: it keeps the same share of the
-//     prompt (half observation window, half voted tokens) and every
-//     generated token;
-//   - full, and any policy whose budget cannot be set, runs once per
-//     storage variant.
+// same total, split by kv's one rule (kv.Config.SetBudget, through
+// SplitBudget): sinks (at most half the budget) and the rest between the
+// recent window and the heavy hitters as each policy reads them; a share
+// of every chunk for chunk and of the prompt for snapkv; sinks and a
+// window for DuoAttention's streaming heads. Full and quest, which have no
+// budget to set, run once per storage variant.
 type Grid struct {
 	Policies []string         `json:"policies"` // policy names; nil: every kv policy (kv.Policies)
 	Budgets  []int            `json:"budgets"`  // tokens per head, ascending; nil: DefaultBudgets(tokens)
@@ -96,46 +85,35 @@ func (g Grid) policies() []string {
 }
 
 // Config returns base with policy at a total budget of budget tokens per
-// head, split as the Grid documents; budget is clamped to [1, tokens].
-// It reports false when the policy has no token budget to set (full, or
-// an unknown budget rule): the configuration is then the policy itself.
+// head, split by SplitBudget with the grid's sinks; budget is clamped to
+// [1, tokens]. It reports false when the policy has no token budget to
+// set (full, quest, or an unknown policy): the configuration is then the
+// policy itself, with no sink, recent or heavy setting.
 func (g Grid) Config(base Config, policy string, budget int) (Config, bool) {
 	c := base
 	c.Policy = policy
-	budget = min(max(budget, 1), c.Tokens)
-	sink := min(max(g.Sink, 0), budget/2)
 	c.Sink, c.Recent, c.Heavy, c.DropShare = 0, 0, 0, 0
-	switch strings.ToLower(policy) {
-	case "full":
+	return c.SplitBudget(budget, g.Sink)
+}
+
+// SplitBudget returns c with the settings of its policy set so that a kv
+// head keeps budget tokens of a history of c.Tokens tokens (c.Prompt of
+// them the prompt), up to sink of them attention sinks: kv's one rule
+// (kv.Config.SetBudget), which the sweep (Grid.Config) and the recall
+// tasks (WithBudget) both ask. It reports false, c unchanged, for a
+// policy without a budget to set (full, quest) or an unknown one.
+func (c Config) SplitBudget(budget, sink int) (Config, bool) {
+	p, err := kv.ParsePolicy(c.Policy)
+	if err != nil {
 		return c, false
-	case "window":
-		c.Recent = budget
-		return c, true
-	case "streaming", "duo":
-		// DuoAttention's streaming heads keep sinks + window; its retrieval
-		// heads keep everything, so its memory lies above the budget.
-		c.Sink, c.Recent = sink, budget-sink
-		return c, true
-	case "chunk":
-		c.DropShare = min(0.95, 1-float64(budget)/float64(c.Tokens))
-		return c, true
-	case "snapkv":
-		kept := max(1, int(math.Round(float64(budget)/float64(c.Tokens)*float64(c.Prompt))))
-		c.Recent = max(1, (kept+1)/2)
-		c.Heavy = kept - c.Recent
-		return c, true
 	}
-	rest := budget - sink
-	c.Sink, c.Recent, c.Heavy = sink, rest-rest/2, rest/2
-	if kc, err := c.kv(); err != nil || kc.Budget() != budget {
-		// A policy with another budget rule: the budget as its window, if
-		// that is how it counts; else it has no budget to sweep.
-		c.Sink, c.Recent, c.Heavy = 0, budget, 0
-		if kc, err := c.kv(); err != nil || kc.Budget() != budget {
-			c.Recent = 0
-			return c, false
-		}
+	kc := kv.Config{Policy: p, Sink: c.Sink, Recent: c.Recent, Heavy: c.Heavy, DropShare: c.DropShare,
+		MaxTokens: c.Tokens, MaxPrompt: c.Prompt}
+	kc, ok := kc.SetBudget(budget, sink)
+	if !ok {
+		return c, false
 	}
+	c.Sink, c.Recent, c.Heavy, c.DropShare = kc.Sink, kc.Recent, kc.Heavy, kc.DropShare
 	return c, true
 }
 

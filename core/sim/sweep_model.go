@@ -36,7 +36,7 @@ func ModelPoints(m *model.Model, base Config, prompt string, maxTokens int, g Gr
 	}
 	base.Layers, base.Heads, base.KVHeads, base.HeadDim = mc.Layers, mc.Heads, mc.KVHeads, mc.HeadDim
 	base.Tokens = maxTokens
-	base.Prompt = min(len(m.Tokenizer.Encode(prompt, true, false)), maxTokens)
+	base.Prompt = min(len(m.Tokenizer.Prompt(prompt)), maxTokens)
 	if base.RefStride < 1 {
 		base.RefStride = 1
 	}
@@ -107,7 +107,7 @@ func modelRow(ctx context.Context, m *model.Model, i int, p Point, prompt string
 	row.setMetrics(s.History)
 	row.Top1, row.NextKL = s.Text.Agreement, s.Text.MeanKL
 	if !ref.done || ref.text != s.Text.Full {
-		toks := m.Tokenizer.Encode(s.Text.Full, true, false)
+		toks := m.Tokenizer.Prompt(s.Text.Full)
 		if len(toks) < 2 || len(toks) > m.Config.ContextLength {
 			return Row{}, fmt.Errorf("sim: perplexity needs 1 to %d tokens of text, got %d", m.Config.ContextLength-1, len(toks)-1)
 		}
@@ -161,7 +161,7 @@ func SinkFigure(m *model.Model, base Config, prompt string, maxTokens, budget, s
 	if budget < 2 || budget > maxTokens || sink < 1 || sink >= budget {
 		return nil, nil, fmt.Errorf("sim: sinks figure: want 2 ≤ budget (%d) ≤ tokens (%d) and 1 ≤ sink (%d) < budget", budget, maxTokens, sink)
 	}
-	toks := m.Tokenizer.Encode(prompt, true, false)
+	toks := m.Tokenizer.Prompt(prompt)
 	if len(toks) >= maxTokens {
 		return nil, nil, fmt.Errorf("sim: prompt of %d tokens leaves no room in %d", len(toks), maxTokens)
 	}

@@ -107,30 +107,10 @@ func Shares(ps []Point, n int) [][]int {
 		units[u].ids = append(units[u].ids, i)
 	}
 	for i, p := range ps {
-		t := float64(max(p.Config.Tokens, 1))
-		held := func(b float64) float64 { // mean of min(step, b) over the run
-			b = min(max(b, 1), t)
-			return b - b*b/(2*t)
-		}
-		const fixed = 23
-		c := held(float64(p.Budget)) + fixed
-		switch p.Config.Policy {
-		case "expected":
-			if p.Budget < p.Config.Tokens {
-				c = 4*held(float64(p.Budget)) + fixed
-			}
-		case "snapkv":
-			c = held(t) + fixed
-		case "duo":
-			c = 0.75*held(float64(p.Budget)) + 0.25*held(t) + fixed
-		case "quest":
-			c = 0.5*held(t) + fixed
-		case "chunk":
-			c += float64(p.Config.ChunkSize) / 2
-		}
+		c := pointCost(p)
 		switch fc, derived := keepsAll(p.Config); {
 		case derived:
-			join(fc, i, held(t)+fixed)
+			join(fc, i, pointCost(Point{fc, fc.Tokens}))
 		case p.Config == fullOf(p.Config):
 			join(p.Config, i, c)
 		default:
@@ -161,6 +141,32 @@ func Shares(ps []Point, n int) [][]int {
 		sort.Ints(o)
 	}
 	return out
+}
+
+// pointCost is Shares' estimate of the work of running p (see Shares).
+func pointCost(p Point) float64 {
+	t := float64(max(p.Config.Tokens, 1))
+	held := func(b float64) float64 { // mean of min(step, b) over the run
+		b = min(max(b, 1), t)
+		return b - b*b/(2*t)
+	}
+	const fixed = 23
+	c := held(float64(p.Budget)) + fixed
+	switch p.Config.Policy {
+	case "expected":
+		if p.Budget < p.Config.Tokens {
+			c = 4*held(float64(p.Budget)) + fixed
+		}
+	case "snapkv":
+		c = held(t) + fixed
+	case "duo":
+		c = 0.75*held(float64(p.Budget)) + 0.25*held(t) + fixed
+	case "quest":
+		c = 0.5*held(t) + fixed
+	case "chunk":
+		c += float64(p.Config.ChunkSize) / 2
+	}
+	return c
 }
 
 // Run runs the request's share of the sweep and calls emit with each row

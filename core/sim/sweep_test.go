@@ -351,12 +351,12 @@ func TestSharesBalanceTheWork(t *testing.T) {
 				}
 				if c == fullOf(c) {
 					if !fulls[c] {
-						load[k] += float64(c.Tokens)
+						load[k] += pointCost(Point{c, c.Tokens})
 					}
 					fulls[c] = true
 					continue
 				}
-				load[k] += float64(max(ps[i].Budget, 1))
+				load[k] += pointCost(ps[i])
 			}
 		}
 		for i, c := range seen {
@@ -369,7 +369,7 @@ func TestSharesBalanceTheWork(t *testing.T) {
 			lo, hi = min(lo, l), max(hi, l)
 		}
 		if n > 1 && hi > 1.25*lo {
-			t.Errorf("%d shards: kept-token loads %v differ by more than 25%%", n, load)
+			t.Errorf("%d shards: estimated loads %v differ by more than 25%%", n, load)
 		}
 	}
 }

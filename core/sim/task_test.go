@@ -229,25 +229,31 @@ func TestEvictingTheNeedle(t *testing.T) {
 	}
 }
 
-// WithBudget gives each policy the budget it is asked for.
+// WithBudget gives each policy the budget it is asked for, split as the
+// sweep splits it (TestBudgetSplitIsOneRule) with the configuration's
+// sinks.
 func TestWithBudget(t *testing.T) {
-	base := DefaultConfig() // sink 4, recent 32, heavy 28
+	base := DefaultConfig() // sink 4, recent 32, heavy 28; 512 tokens, prompt 16
 	for _, tc := range []struct {
 		policy              string
 		budget              int
 		sink, recent, heavy int
+		drop                float64
 		err                 bool
 	}{
-		{"window", 16, 0, 16, 0, false},
-		{"streaming", 16, 4, 12, 0, false},
-		{"streaming", 3, 2, 1, 0, false},
-		{"h2o", 64, 4, 32, 28, false},
-		{"h2o", 34, 4, 16, 14, false},
-		{"tova", 8, 4, 2, 2, false},
-		{"snapkv", 16, 4, 8, 8, false},
-		{"full", 5, 4, 32, 28, false},
-		{"chunk", 16, 0, 0, 0, true},
-		{"h2o", 0, 0, 0, 0, true},
+		{"window", 16, 0, 16, 0, 0, false},
+		{"streaming", 16, 4, 12, 0, 0, false},
+		{"streaming", 3, 1, 2, 0, 0, false},
+		{"h2o", 64, 4, 30, 30, 0, false},
+		{"h2o", 34, 4, 15, 15, 0, false},
+		{"tova", 8, 4, 2, 2, 0, false},
+		{"snapkv", 256, 0, 4, 4, 0, false},
+		{"duo", 40, 4, 36, 0, 0, false},
+		{"chunk", 128, 0, 0, 0, 0.75, false},
+		{"full", 5, 4, 32, 28, 0.3, false}, // unchanged
+		{"full", 0, 4, 32, 28, 0.3, false},
+		{"h2o", 0, 0, 0, 0, 0, true},
+		{"lru", 8, 0, 0, 0, 0, true},
 	} {
 		c := base
 		c.Policy = tc.policy
@@ -255,8 +261,9 @@ func TestWithBudget(t *testing.T) {
 		if (err != nil) != tc.err {
 			t.Fatalf("%s %d: err %v", tc.policy, tc.budget, err)
 		}
-		if err == nil && (got.Sink != tc.sink || got.Recent != tc.recent || got.Heavy != tc.heavy) {
-			t.Errorf("%s %d: sink %d recent %d heavy %d, want %d %d %d", tc.policy, tc.budget, got.Sink, got.Recent, got.Heavy, tc.sink, tc.recent, tc.heavy)
+		if err == nil && (got.Sink != tc.sink || got.Recent != tc.recent || got.Heavy != tc.heavy || got.DropShare != tc.drop) {
+			t.Errorf("%s %d: sink %d recent %d heavy %d drop %v, want %d %d %d %v", tc.policy, tc.budget,
+				got.Sink, got.Recent, got.Heavy, got.DropShare, tc.sink, tc.recent, tc.heavy, tc.drop)
 		}
 	}
 }

@@ -3,8 +3,8 @@ package sim
 import (
 	"fmt"
 	"math"
-	"strings"
 
+	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/model"
 )
 
@@ -107,7 +107,7 @@ func TaskCache(m *model.Model, cfg Config, t *Task, reposition bool, cal *ModelC
 // tokens per head (see WithBudget; policy "full" ignores it): CalibrateModel
 // when the storage needs it, TaskCache, then ScoreTask.
 func RunTask(m *model.Model, cfg Config, t *Task, budget int, reposition bool) (TaskScore, error) {
-	c, err := WithBudget(cfg, budget)
+	c, err := taskBudget(cfg, t, budget)
 	if err != nil {
 		return TaskScore{}, err
 	}
@@ -123,44 +123,26 @@ func RunTask(m *model.Model, cfg Config, t *Task, budget int, reposition bool) (
 }
 
 // WithBudget returns cfg with its policy's token budget per head set to
-// budget:
-//
-//   - full: unchanged (no budget);
-//   - window: Recent = budget;
-//   - streaming: Sink = min(Sink, budget−1) (at least 1 if Sink > 0), Recent the rest;
-//   - snapkv: an observation window Recent = min(Recent, budget/2) (at least 1), Heavy the rest;
-//   - any other budgeted policy (h2o, tova, knorm, random, seed000, …): Sink =
-//     min(Sink, budget−1), and the rest split between Recent and Heavy in
-//     cfg's proportion (all Recent when both are 0).
-//
-// It returns an error for a budget below 1 or the chunk policy, which has
-// no token budget.
+// budget for a history of cfg.Tokens tokens (cfg.Prompt of them the
+// prompt), with up to cfg.Sink sinks: the sweep's rule (SplitBudget), so
+// that a task's budget and a sweep's budget mean the same configuration. A
+// policy without a budget (full, quest) is returned unchanged, whatever the
+// budget. It returns an error for an unknown policy or, for a policy with a
+// budget, a budget below 1.
 func WithBudget(cfg Config, budget int) (Config, error) {
-	p := strings.ToLower(cfg.Policy)
-	if p == "full" {
-		return cfg, nil
+	if _, err := kv.ParsePolicy(cfg.Policy); err != nil {
+		return cfg, fmt.Errorf("sim: %w", err)
 	}
-	if budget < 1 {
+	c, ok := cfg.SplitBudget(budget, cfg.Sink)
+	if ok && budget < 1 {
 		return cfg, fmt.Errorf("sim: budget %d: want at least 1 token", budget)
 	}
-	switch p {
-	case "chunk":
-		return cfg, fmt.Errorf("sim: the chunk policy has no token budget")
-	case "window":
-		cfg.Sink, cfg.Recent, cfg.Heavy = 0, budget, 0
-	case "snapkv":
-		cfg.Recent = max(1, min(cfg.Recent, budget/2))
-		cfg.Heavy = budget - cfg.Recent
-	default:
-		cfg.Sink = min(cfg.Sink, budget-1)
-		rest := budget - cfg.Sink
-		switch {
-		case p == "streaming" || cfg.Recent+cfg.Heavy == 0:
-			cfg.Recent, cfg.Heavy = rest, 0
-		default:
-			heavy := int(math.Round(float64(rest) * float64(cfg.Heavy) / float64(cfg.Recent+cfg.Heavy)))
-			cfg.Recent, cfg.Heavy = rest-heavy, heavy
-		}
-	}
-	return cfg, nil
+	return c, nil
+}
+
+// taskBudget is WithBudget for task t: the budget of t's history, t.Context
+// of it the prompt.
+func taskBudget(cfg Config, t *Task, budget int) (Config, error) {
+	cfg.Tokens, cfg.Prompt = len(t.Tokens), t.Context
+	return WithBudget(cfg, budget)
 }

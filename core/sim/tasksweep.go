@@ -126,11 +126,11 @@ func (s *TaskSweep) addDepth(d float64) error {
 func (s *TaskSweep) add(policy string, budget int, depth float64) error {
 	cfg := s.base
 	cfg.Policy = policy
-	c, err := WithBudget(cfg, budget)
+	t := s.depths[depth].task
+	c, err := taskBudget(cfg, t, budget)
 	if err != nil {
 		return err
 	}
-	t := s.depths[depth].task
 	mc := s.m.Config
 	c.Layers, c.Heads, c.KVHeads, c.HeadDim = mc.Layers, mc.Heads, mc.KVHeads, mc.HeadDim
 	c.Tokens, c.Prompt = len(t.Tokens), t.Context
@@ -199,7 +199,7 @@ func (s *TaskSweep) work() error {
 		} else {
 			cfg := s.base
 			cfg.Policy = cell.Policy
-			c, err := WithBudget(cfg, cell.Budget)
+			c, err := taskBudget(cfg, d.task, cell.Budget)
 			if err != nil {
 				return err
 			}

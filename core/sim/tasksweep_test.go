@@ -97,7 +97,7 @@ func TestTaskCurves(t *testing.T) {
 		t.Fatalf("cells %+v", cells)
 	}
 	for _, bad := range []func() error{
-		func() error { _, err := NewTaskCurves(m, cfg, spec, []string{"chunk"}, []int{4}, false); return err },
+		func() error { _, err := NewTaskCurves(m, cfg, spec, []string{"h2o"}, []int{0}, false); return err },
 		func() error { _, err := NewTaskCurves(m, cfg, spec, []string{"lru"}, []int{4}, false); return err },
 		func() error { _, err := NewTaskCurves(m, cfg, spec, nil, []int{4}, false); return err },
 		func() error { _, err := NewTaskHeatmap(m, cfg, spec, []float64{2}, []int{4}, false); return err },

@@ -88,8 +88,9 @@ func TestDotsCatchesWrongFold(t *testing.T) {
 	s.Dots(q, []int{slot}, got)
 	xhat := make([]float32, 12)
 	s.Read(slot, xhat)
-	p := s.tokPar[slot]
-	wrong := float64(got[0]) - float64(p.Min)*float64(s.qsum[0])
+	tc := s.codec.(*tokenCodec)
+	p := tc.par[slot]
+	wrong := float64(got[0]) - float64(p.Min)*float64(tc.qsum[0])
 	tol := 1e-5*norm1(q)*(4*normInf(xhat)+1)*math.Sqrt(12) + 1e-6
 	if math.Abs(wrong-dot64(q, xhat)) <= tol {
 		t.Fatalf("a dot without the zero-point term (%g vs %g) passes the tolerance %g", wrong, dot64(q, xhat), tol)

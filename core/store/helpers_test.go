@@ -21,40 +21,10 @@ func keyLike(r *rand.Rand, dim int) []float32 {
 	return x
 }
 
-// orthonormal returns rank×dim row-major orthonormal rows (Gram–Schmidt on
-// Gaussian vectors, in float64).
+// orthonormal returns rank×dim row-major orthonormal rows drawn from r.
 func orthonormal(r *rand.Rand, rank, dim int) []float32 {
-	rows := make([][]float64, rank)
-	for i := range rows {
-		v := make([]float64, dim)
-		for k := range v {
-			v[k] = r.NormFloat64()
-		}
-		for _, u := range rows[:i] {
-			var d float64
-			for k := range v {
-				d += v[k] * u[k]
-			}
-			for k := range v {
-				v[k] -= d * u[k]
-			}
-		}
-		var n float64
-		for _, x := range v {
-			n += x * x
-		}
-		n = math.Sqrt(n)
-		for k := range v {
-			v[k] /= n
-		}
-		rows[i] = v
-	}
-	out := make([]float32, 0, rank*dim)
-	for _, v := range rows {
-		for _, x := range v {
-			out = append(out, float32(x))
-		}
-	}
+	out := make([]float32, rank*dim)
+	quant.Orthonormal(out, rank, dim, r)
 	return out
 }
 

@@ -20,11 +20,11 @@ func TestLowBitMatchesGeneral(t *testing.T) {
 	for _, bits := range []int{2, 3, 4, 8} {
 		for _, gr := range [][2]int{{4, 0}, {8, 5}, {3, 2}} {
 			cases = append(cases, layout{Config{Bits: bits, Granularity: PerChannel, GroupSize: gr[0], Residual: gr[1]},
-				func(s *Store) *bool { return &s.chanDots }})
+				func(s *Store) *bool { return &s.codec.(*channelCodec).chanDots }})
 		}
 	}
 	for _, res := range []int{0, 3} {
-		cases = append(cases, layout{Config{Bits: 2, Residual: res}, func(s *Store) *bool { return &s.tok2 }})
+		cases = append(cases, layout{Config{Bits: 2, Residual: res}, func(s *Store) *bool { return &s.codec.(*tokenCodec).tok2 }})
 	}
 	r := rand.New(rand.NewPCG(2, 2))
 	for _, tc := range cases {

@@ -65,18 +65,10 @@ func (s *Store) putOutliers(slot int, dst []float32) {
 // its codes are stored: derived from the stored bytes (like the store's
 // other precomputed tables, not counted as memory), it spares Dots and
 // WeightedSum decoding the outliers' codes again. It must run right after
-// compress quantized the slot's row into s.cbuf: the codes are read there
-// (packing keeps them exactly).
+// the codec's Encode of slot (outlierCodec).
 func (s *Store) cacheDeltas(slot int) {
 	for k, j := range s.outIdx[slot*s.nout : (slot+1)*s.nout] {
-		c := s.cbuf[j]
-		var dec float32
-		if s.mode == modeFixed {
-			dec = s.chPar[j].Value(c)
-		} else {
-			dec = s.tokPar[slot*s.groups+int(j)/s.gsize].Value(c)
-		}
-		s.outDelta[slot*s.nout+k] = s.outVal[slot*s.nout+k] - dec
+		s.outDelta[slot*s.nout+k] = s.outVal[slot*s.nout+k] - s.outc.decodedAt(slot, int(j))
 	}
 }
 
@@ -109,26 +101,15 @@ func (s *Store) allocOptions() {
 	}
 }
 
-// optionMemory adds the bytes of the options and of the codebook and
-// sketch modes to m.
+// optionMemory adds the bytes of the sinks and the outliers to m.
 func (s *Store) optionMemory(m *Items) {
-	m.Sinks = int64(s.nsink * s.dim * 2)
+	m.Sinks += int64(s.nsink * s.dim * 2)
 	if s.nout > 0 {
 		ib := 1
 		if s.sdim > 256 {
 			ib = 2
 		}
-		m.Outliers = int64(s.sealed * s.nout * 2)
-		m.OutlierIndex = int64(s.sealed * s.nout * ib)
-	}
-	switch s.mode {
-	case modeTurbo, modeQJL:
-		m.Norms = int64(s.sealed * 2)
-		if s.rnorm != nil {
-			m.Norms *= 2
-		}
-		m.Codebook = int64(len(s.cb) * 2)
-		m.Rotation = int64((len(s.rot) + len(s.sk)) * 2)
-		m.Sketch = int64(s.sealed * s.skBytes)
+		m.Outliers += int64(s.sealed * s.nout * 2)
+		m.OutlierIndex += int64(s.sealed * s.nout * ib)
 	}
 }

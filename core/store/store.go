@@ -13,6 +13,18 @@
 // (TurboQuant-MSE, TurboQuant-prod, QJL), FP16 outliers with their indices
 // (KVQuant) and FP16 sink tokens; Items counts every byte they hold.
 //
+// How sealed tokens are coded is a Codec, one per quantizer and layout,
+// each in its own file and described by its QuantizerDef (codec.go); the
+// Store keeps the slots, the FP16 residual and sinks, the basis and the
+// rotations, and the outliers, and asks the Codec for the rest.
+//
+// Adding a quantizer is one file: a Codec type and a QuantizerDef (its
+// name, help, per-store Tables, constructor) given to Register from init.
+// Config.Quantizer, ParseQuantizer, Quantizers, Validate, Items and
+// Config.Tables then know it, and so do the simulator's runs and
+// model-scale projection and the command line's -quant;
+// core/sim/quantizer_plugin_test.go registers one from a test file.
+//
 // A Store preallocates everything in New; Append, Evict, Read and Dots
 // allocate nothing. A Store is not safe for concurrent use.
 package store
@@ -32,19 +44,6 @@ const (
 	slotSink // an FP16 full row kept for good (Config.Sinks)
 )
 
-// mode is how sealed tokens are held.
-type mode uint8
-
-const (
-	modeF32     mode = iota // float32 values
-	modeF16                 // FP16 values
-	modeToken               // codes, params per token group (PerToken, PerGroup)
-	modeFixed               // codes, fixed calibrated params (PerTensor, PerChannel)
-	modeChannel             // codes, per-channel params per block of tokens (online PerChannel)
-	modeTurbo               // codebook codes and an FP16 norm per token (Turbo, TurboProd; turbo.go)
-	modeQJL                 // sign sketch and an FP16 norm per token (QJL; turbo.go)
-)
-
 // none marks an absent slot or block in the int32 links.
 const none = -1
 
@@ -53,25 +52,24 @@ const none = -1
 // reused. See Config for the storage choices.
 type Store struct {
 	cfg      Config
-	mode     mode
-	dim      int // input dimension
-	sdim     int // stored dimension: Rank with a basis, else dim
-	capacity int
-	rowBytes int       // payload bytes of one compressed token
-	basis    []float32 // sdim×dim, FP16-rounded; nil without a basis
-	rot      []float32 // sdim×dim random orthogonal matrix, FP16-rounded (Turbo, TurboProd)
-	mat      []float32 // basis or rot: the matrix project applies; nil if neither
-	had      bool      // Hadamard rotation of the stored coordinates
-	xf       bool      // stored coordinates are not the input's: mat != nil || had
+	codec    Codec        // how sealed tokens are coded
+	dim      int          // input dimension
+	sdim     int          // stored dimension: Rank with a basis, else dim
+	capacity int          //
+	basis    []float32    // sdim×dim, FP16-rounded; nil without a basis
+	rot      []float32    // sdim×dim random orthogonal matrix, FP16-rounded (Turbo, TurboProd: the codec's)
+	mat      []float32    // basis or rot: the matrix project applies; nil if neither
+	had      bool         // Hadamard rotation of the stored coordinates
+	xf       bool         // stored coordinates are not the input's: mat != nil || had
+	tables   Items        // the codec's per-store tables (QuantizerDef.Tables)
+	blocks   blockCodec   // the codec seals blocks of seal tokens; nil if it codes tokens one by one
+	kern     kernels      // the codec's whole-list kernels; nil if it has none
+	direct   directCodec  // Append codes straight into the slot (calibrated, nothing before the codec); else nil
+	outc     outlierCodec // the codec, when it keeps outliers apart (Config.Outliers)
 
 	// Per slot.
-	state  []uint8
-	f32    []float32      // capacity×sdim (modeF32)
-	f16    []uint16       // capacity×sdim (modeF16)
-	codes  []byte         // capacity×rowBytes (code modes)
-	tokPar []quant.Params // capacity×groups (modeToken)
-	res    []uint16       // capacity×dim FP16 residual rows
-	block  []int32        // sealed slot's block (modeChannel)
+	state []uint8
+	res   []uint16 // capacity×dim FP16 residual rows
 
 	free []int32 // free slots, popped from the end
 
@@ -80,43 +78,7 @@ type Store struct {
 	head, tail int32
 	nres       int
 	hold       int // tokens the residual keeps: Residual
-	seal       int // tokens sealed together: GroupSize for modeChannel, else 1
-
-	// Token groups (modeToken).
-	groups, gsize int
-	aligned       bool // every group's codes start on a byte boundary
-	gbytes        int  // bytes of one group's codes when aligned
-	tok8          bool // 8-bit codes, one group per token, no basis: the common per-token layout
-	tok2          bool // 2-bit codes, one group per token, no basis: KIVI's values (lowbit.go)
-	chanDots      bool // online per-channel blocks, no basis: KIVI's keys (lowbit.go)
-
-	// Channel params: modeFixed keeps one block (the calibration's params,
-	// a per-tensor pair repeated for every channel); modeChannel keeps
-	// blocks of sdim params.
-	chPar      []quant.Params // blocks×sdim (modeChannel) or sdim (modeFixed)
-	calPar     int            // modeFixed: params the calibration holds (1 or sdim)
-	fixLo      []float64      // modeFixed, sdim: each channel's Min
-	fixInv     []float64      // modeFixed, sdim: each channel's 1/Scale, 0 for Scale 0
-	fixTop     float64        // modeFixed: the top code, 2^Bits − 1
-	fixSafe    bool           // modeFixed: every level is below quant.MaxFP16 − 1 (see quantizeFixed)
-	direct     bool           // Append quantizes straight into the slot (modeFixed, no basis, no residual)
-	blockLive  []int32
-	blockHoles []int32
-	freeBlocks []int32
-
-	// Codebook and sketch modes (turbo.go).
-	cbBits  int       // code width of modeTurbo: Bits, or Bits−1 with a sketch
-	cb      []float32 // 2^cbBits levels / √sdim (levels FP16-rounded)
-	cbThr   []float32 // 2^cbBits − 1 midpoints between consecutive cb levels
-	norm    []float32 // capacity: ‖stored vector‖, an FP16 value
-	rnorm   []float32 // capacity: ‖residual‖, an FP16 value (TurboProd)
-	rbuf    []float32 // sdim: the residual being sketched
-	sk      []float32 // m×sdim Gaussian sketch matrix, FP16-rounded; nil without a sketch
-	m       int       // sketch rows
-	skBytes int       // bytes of one token's signs, ⌈m/8⌉
-	signs   []byte    // capacity×skBytes
-	sq      []float32 // m: S·qs of the current Dots call; sketch accumulator of WeightedSum
-	sqSum   float32   // Σ sq of the current Dots call
+	seal       int // tokens sealed together: the codec's block, else 1
 
 	// Dense-and-sparse outliers (outliers.go).
 	nout     int       // values kept in FP16 per sealed token
@@ -126,21 +88,15 @@ type Store struct {
 	outOn    []bool    // sdim: marks the outliers of the token being coded
 
 	// Counters.
-	live, sealed, blocks, holes int
-	nsink, appended             int // live sink tokens; tokens appended toward Sinks since Reset
+	live, sealed    int
+	nsink, appended int // live sink tokens; tokens appended toward Sinks since Reset
 
 	// Scratch, sized in New.
 	vec    []float32 // dim
 	coef   []float32 // sdim
-	cbuf   []uint8   // sdim codes
 	blk    []float32 // seal×sdim coefficients of a block being sealed
 	bslots []int32   // seal slots of a block being sealed
 	qs     []float32 // sdim: the query in stored coordinates
-	qsum   []float32 // groups: Σ qs over each group (modeToken)
-	qch    []float32 // blocks×sdim (modeChannel) or sdim (modeFixed): qs ⊙ scales
-	qconst []float32 // per block: Σ qs ⊙ mins
-	stamp  []uint32  // per block: call on which qch was filled
-	call   uint32
 }
 
 // New returns an empty Store for vectors of dim values holding at most
@@ -167,76 +123,32 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 	}
 	s.mat, s.had = s.basis, cfg.Rotate == Hadamard
 	sd := s.sdim
-	switch {
-	case cfg.Quantizer != Uniform:
-		if err := s.initCodebook(); err != nil {
-			return nil, err
+	d := cfg.Quantizer.def()
+	var err error
+	if d.build != nil {
+		s.codec, err = d.build(s)
+	} else {
+		s.codec, err = d.New(cfg, sd, capacity)
+		if err == nil && s.codec == nil {
+			err = fmt.Errorf("store: quantizer %v made no codec", cfg.Quantizer)
 		}
-	case cfg.Bits == 32:
-		s.mode, s.rowBytes = modeF32, 4*sd
-		s.f32 = make([]float32, capacity*sd)
-	case cfg.Bits == 16:
-		s.mode, s.rowBytes = modeF16, 2*sd
-		s.f16 = make([]uint16, capacity*sd)
-	case cfg.Calib != nil:
-		s.mode = modeFixed
-		p, err := cfg.Calib.Params(cfg.Bits)
-		if err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		s.calPar = len(p)
-		s.chPar = make([]quant.Params, sd)
-		s.fixLo = make([]float64, sd)
-		s.fixInv = make([]float64, sd)
-		s.fixTop = float64(int(1)<<cfg.Bits - 1)
-		s.fixSafe = true
-		for j := range sd {
-			q := p[j%len(p)]
-			s.chPar[j] = q
-			s.fixLo[j] = float64(q.Min)
-			if q.Scale != 0 {
-				s.fixInv[j] = 1 / float64(q.Scale)
-			}
-			if float64(q.Min)+s.fixTop*float64(q.Scale) >= quant.MaxFP16-1 {
-				s.fixSafe = false
-			}
-		}
-		s.direct = cfg.Basis == nil && cfg.Residual == 0 && !s.had && cfg.Outliers == 0 && cfg.Sinks == 0
-		s.qch = make([]float32, sd)
-		s.qconst = make([]float32, 1)
-	case cfg.Granularity == PerChannel:
-		s.mode, s.seal = modeChannel, cfg.GroupSize
-		nb := capacity // each live block holds at least one live token
-		s.chPar = make([]quant.Params, nb*sd)
-		s.blockLive = make([]int32, nb)
-		s.blockHoles = make([]int32, nb)
-		s.freeBlocks = make([]int32, 0, nb)
-		s.qch = make([]float32, nb*sd)
-		s.qconst = make([]float32, nb)
-		s.stamp = make([]uint32, nb)
-		s.block = make([]int32, capacity)
-		s.blk = make([]float32, min(cfg.GroupSize, capacity)*sd)
-		s.bslots = make([]int32, 0, min(cfg.GroupSize, capacity))
-		s.chanDots = cfg.Basis == nil && !s.had
-	default: // PerToken, PerGroup
-		s.mode = modeToken
-		s.groups, s.gsize = 1, sd
-		if cfg.Granularity == PerGroup {
-			s.groups, s.gsize = sd/cfg.GroupSize, cfg.GroupSize
-		}
-		s.aligned = s.gsize*cfg.Bits%8 == 0
-		s.gbytes = s.gsize * cfg.Bits / 8
-		plain := cfg.Basis == nil && !s.had && cfg.Outliers == 0
-		s.tok8 = cfg.Bits == 8 && s.groups == 1 && plain
-		s.tok2 = cfg.Bits == 2 && s.groups == 1 && plain
-		s.tokPar = make([]quant.Params, capacity*s.groups)
-		s.qsum = make([]float32, s.groups)
 	}
-	if s.mode >= modeToken && s.mode <= modeChannel {
-		s.rowBytes = quant.PackedLen(sd, cfg.Bits)
-		s.codes = make([]byte, capacity*s.rowBytes)
-		s.cbuf = make([]uint8, sd)
+	if err != nil {
+		return nil, err
 	}
+	s.tables = cfg.Tables(sd)
+	if b, ok := s.codec.(blockCodec); ok {
+		s.blocks, s.seal = b, b.block()
+		s.blk = make([]float32, min(s.seal, capacity)*sd)
+		s.bslots = make([]int32, 0, min(s.seal, capacity))
+	}
+	if k, ok := s.codec.(kernels); ok && k.kernelsOn() {
+		s.kern = k
+	}
+	if dc, ok := s.codec.(directCodec); ok && cfg.Basis == nil && cfg.Residual == 0 && !s.had && cfg.Outliers == 0 && cfg.Sinks == 0 {
+		s.direct = dc
+	}
+	s.outc, _ = s.codec.(outlierCodec)
 	s.xf = s.mat != nil || s.had
 	s.allocOptions()
 	if s.usesResidual() || cfg.Sinks > 0 {
@@ -261,7 +173,7 @@ func New(cfg Config, dim, capacity int) (*Store, error) {
 // the slot is freed.
 func (s *Store) Fixed() bool { return !s.usesResidual() }
 
-func (s *Store) usesResidual() bool { return s.hold > 0 || s.mode == modeChannel }
+func (s *Store) usesResidual() bool { return s.hold > 0 || s.blocks != nil }
 
 // Reset evicts every token, returning the Store to its state after New. It
 // allocates nothing.
@@ -272,15 +184,8 @@ func (s *Store) Reset() {
 		s.free = append(s.free, int32(i))
 	}
 	s.head, s.tail, s.nres = none, none, 0
-	if s.mode == modeChannel {
-		s.freeBlocks = s.freeBlocks[:0]
-		for b := len(s.blockLive) - 1; b >= 0; b-- {
-			s.freeBlocks = append(s.freeBlocks, int32(b))
-		}
-		clear(s.blockLive)
-		clear(s.blockHoles)
-	}
-	s.live, s.sealed, s.blocks, s.holes = 0, 0, 0, 0
+	s.codec.Reset()
+	s.live, s.sealed = 0, 0
 	s.nsink, s.appended = 0, 0
 }
 
@@ -330,17 +235,11 @@ func (s *Store) append(x []float32) (int, error) {
 	if len(x) != s.dim {
 		return 0, fmt.Errorf("store: Append of %d values, want %d", len(x), s.dim)
 	}
-	if s.direct && len(s.free) > 0 {
-		// Quantize into the free slot's row, checking the values on the way;
-		// the slot is taken only once every value passed.
+	if s.direct != nil && len(s.free) > 0 {
+		// Code into the free slot, checking the values on the way; the
+		// slot is taken only once every value passed.
 		slot := s.free[len(s.free)-1]
-		var err error
-		if s.cfg.Bits == 8 {
-			err = s.quantizeFixed(s.codeRow(int(slot)), x)
-		} else if err = s.quantizeFixed(s.cbuf, x); err == nil {
-			quant.Pack(s.codeRow(int(slot)), s.cbuf, s.cfg.Bits)
-		}
-		if err != nil {
+		if err := s.direct.appendDirect(int(slot), x); err != nil {
 			return 0, err
 		}
 		s.free = s.free[:len(s.free)-1]
@@ -432,113 +331,6 @@ func appendErr(v float32) error {
 	return fmt.Errorf("store: Append of %g, beyond FP16 range ±%d", v, quant.MaxFP16)
 }
 
-// quantizeFixed sets dst[j] (len(x) ≤ sdim codes, one byte each) to the
-// code of x[j] under the calibrated params of channel j, exactly as
-// quant.Params.Code does, and returns Append's error for the first value of
-// x that is NaN, infinite or beyond ±quant.MaxFP16 (dst is then partly
-// written). When fixSafe holds the range check costs nothing for values
-// strictly inside their channel's levels, 0 < t < top: such a value is
-// finite and, every level lying below MaxFP16 − 1, within FP16 range; only
-// values that clamp (or land on code 0 exactly) are checked explicitly.
-func (s *Store) quantizeFixed(dst []uint8, x []float32) error {
-	lo, inv := s.fixLo[:len(x)], s.fixInv[:len(x)]
-	dst = dst[:len(x)]
-	top := s.fixTop
-	if !s.fixSafe {
-		for _, v := range x {
-			if !(v >= -quant.MaxFP16 && v <= quant.MaxFP16) {
-				return appendErr(v)
-			}
-		}
-	}
-	// Each x[j] is dead once converted and no t is a call argument: the
-	// conversion can then write the register x[j] was loaded into instead
-	// of merging into one that may hold the previous iteration's t
-	// (CVTSS2SD keeps the upper half of its destination, a false dependency
-	// that chains the iterations and made this loop several times slower).
-	// quantizeFixedSlow recomputes what it needs. Four values per iteration
-	// amortize the loop overhead.
-	j := 0
-	for {
-		j += fixedRun(dst[j:], x[j:], lo[j:], inv[j:], top)
-		if j > len(x)-4 {
-			return s.quantizeFixedSlow(dst, x, j, len(x))
-		}
-		// One of the next four values may clamp: code them one by one.
-		if err := s.quantizeFixedSlow(dst, x, j, j+4); err != nil {
-			return err
-		}
-		j += 4
-	}
-}
-
-// fixedRun codes x four values at a time, while all four codes lie
-// strictly inside (0, top), and returns how many values it coded; see
-// quantizeFixed. dst, lo and inv have at least len(x) entries.
-//
-// Each value costs a subtraction, a multiplication, the rounding addition,
-// one conversion and one unsigned comparison of its result: a code c with
-// 1 ≤ c ≤ top−1 proves 0 < t < top (quant.RoundCode), which is both the
-// range in which quant.Params.Code returns exactly c and, under fixSafe,
-// proof that the value is finite and within FP16 range. Anything else —
-// clamped codes, code 0, NaN, infinities — ends the run.
-func fixedRun(dst []uint8, x []float32, lo, inv []float64, top float64) int {
-	lo, inv, dst = lo[:len(x)], inv[:len(x)], dst[:len(x)]
-	inner := uint64(top) - 1 // codes 1..top−1
-	j := 0
-	for ; j < len(x)-3; j += 4 {
-		c0 := quant.RoundCode((float64(x[j]) - lo[j]) * inv[j])
-		c1 := quant.RoundCode((float64(x[j+1]) - lo[j+1]) * inv[j+1])
-		c2 := quant.RoundCode((float64(x[j+2]) - lo[j+2]) * inv[j+2])
-		c3 := quant.RoundCode((float64(x[j+3]) - lo[j+3]) * inv[j+3])
-		if uint64(c0-1) >= inner || uint64(c1-1) >= inner || uint64(c2-1) >= inner || uint64(c3-1) >= inner {
-			break
-		}
-		dst[j] = uint8(c0)
-		dst[j+1] = uint8(c1)
-		dst[j+2] = uint8(c2)
-		dst[j+3] = uint8(c3)
-	}
-	return j
-}
-
-// quantizeFixedSlow is quantizeFixed one value at a time over x[from:to],
-// for four values one of which may clamp and for the tail.
-func (s *Store) quantizeFixedSlow(dst []uint8, x []float32, from, to int) error {
-	for k := from; k < to; k++ {
-		if t := (float64(x[k]) - s.fixLo[k]) * s.fixInv[k]; t > 0 && t < s.fixTop {
-			dst[k] = uint8(quant.RoundHalfUp(t))
-			continue
-		}
-		c, err := s.clampFixed(x[k], s.fixLo[k], s.fixInv[k])
-		if err != nil {
-			return err
-		}
-		dst[k] = c
-	}
-	return nil
-}
-
-// clampFixed returns the code of v under the calibrated channel params
-// (lo, inv) = (Min, 1/Scale), for a value whose code may clamp, or Append's
-// error if v is not a finite value within FP16 range. It is kept out of
-// line, off the common path.
-//
-//go:noinline
-func (s *Store) clampFixed(v float32, lo, inv float64) (uint8, error) {
-	if !(v >= -quant.MaxFP16 && v <= quant.MaxFP16) {
-		return 0, appendErr(v)
-	}
-	t := (float64(v) - lo) * inv
-	switch {
-	case t >= s.fixTop:
-		return uint8(s.fixTop), nil
-	case t > 0:
-		return uint8(quant.RoundHalfUp(t)), nil
-	}
-	return 0, nil
-}
-
 // Evict removes the token in slot. Its bytes are released at once, except
 // for a token of a sealed online per-channel block that still holds live
 // tokens: its codes stay as a hole (Memory.Holes) until the whole block is
@@ -555,19 +347,7 @@ func (s *Store) Evict(slot int) error {
 		s.nsink--
 	case slotSealed:
 		s.sealed--
-		if s.mode == modeChannel {
-			b := s.block[slot]
-			s.blockLive[b]--
-			if s.blockLive[b] == 0 {
-				s.holes -= int(s.blockHoles[b])
-				s.blockHoles[b] = 0
-				s.blocks--
-				s.freeBlocks = append(s.freeBlocks, b)
-			} else {
-				s.blockHoles[b]++
-				s.holes++
-			}
-		}
+		s.codec.Evict(slot)
 	}
 	s.state[slot] = slotFree
 	s.free = append(s.free, int32(slot))
@@ -587,7 +367,7 @@ func (s *Store) Kind(slot int) Kind {
 	switch {
 	case s.basis != nil:
 		return LowRank
-	case s.mode <= modeF16:
+	case s.cfg.Bits >= 16:
 		return Full
 	}
 	return Quantized
@@ -652,39 +432,9 @@ func (s *Store) back(dst, c []float32, add bool) {
 }
 
 // decode sets dst (sdim values) to the dequantized stored vector of a sealed
-// slot.
+// slot, its outliers put back.
 func (s *Store) decode(slot int, dst []float32) {
-	sd := s.sdim
-	switch s.mode {
-	case modeF32:
-		copy(dst, s.f32[slot*sd:(slot+1)*sd])
-		return
-	case modeF16:
-		quant.FromFP16(dst, s.f16[slot*sd:(slot+1)*sd])
-		return
-	case modeTurbo, modeQJL:
-		s.decodeCodebook(slot, dst)
-		return
-	}
-	cb := s.unpacked(slot)
-	switch s.mode {
-	case modeToken:
-		par := s.tokPar[slot*s.groups : (slot+1)*s.groups]
-		for g, p := range par {
-			for j, c := range cb[g*s.gsize : (g+1)*s.gsize] {
-				dst[g*s.gsize+j] = p.Value(c)
-			}
-		}
-	case modeFixed:
-		for j, c := range cb {
-			dst[j] = s.chPar[j].Value(c)
-		}
-	case modeChannel:
-		par := s.chPar[int(s.block[slot])*sd : (int(s.block[slot])+1)*sd]
-		for j, c := range cb {
-			dst[j] = par[j].Value(c)
-		}
-	}
+	s.codec.Decode(slot, dst)
 	if s.nout > 0 {
 		s.putOutliers(slot, dst)
 	}
@@ -697,41 +447,16 @@ func (s *Store) Memory() Memory { return s.Items().Memory() }
 // Items returns the bytes the Store holds, itemized finely (see Items). It
 // costs O(1).
 func (s *Store) Items() Items {
-	m := Items{
-		Payload:  int64(s.sealed * s.rowBytes),
-		Residual: int64(s.nres * s.dim * 2),
-		Holes:    int64(s.holes * s.rowBytes),
-	}
+	m := s.codec.Items(s.sealed).Add(s.tables)
+	m.Residual += int64(s.nres * s.dim * 2)
 	if s.basis != nil {
-		m.Factors = int64(len(s.basis) * 2)
-	}
-	switch s.mode {
-	case modeToken:
-		m.Meta = int64(s.sealed * s.groups * 4)
-	case modeFixed:
-		m.Meta = int64(s.calPar * 4)
-	case modeChannel:
-		m.Meta = int64(s.blocks * s.sdim * 4)
+		m.Factors += int64(len(s.basis) * 2)
 	}
 	s.optionMemory(&m)
 	return m
 }
 
 func (s *Store) resRow(slot int) []uint16 { return s.res[slot*s.dim : (slot+1)*s.dim] }
-
-// unpacked returns slot's codes one per byte: the row itself at 8 bits,
-// else unpacked into the store's scratch (valid until the next call).
-func (s *Store) unpacked(slot int) []uint8 {
-	if s.cfg.Bits == 8 {
-		return s.codeRow(slot)
-	}
-	quant.Unpack(s.cbuf, s.codeRow(slot), s.cfg.Bits)
-	return s.cbuf
-}
-
-func (s *Store) codeRow(slot int) []byte {
-	return s.codes[slot*s.rowBytes : (slot+1)*s.rowBytes]
-}
 
 // pushResidual appends slot at the newest end of the residual FIFO.
 func (s *Store) pushResidual(slot int32) {
@@ -761,9 +486,10 @@ func (s *Store) unlinkResidual(slot int32) {
 	s.nres--
 }
 
-// sealOldest compresses the s.seal oldest residual tokens.
+// sealOldest compresses the s.seal oldest residual tokens: one token at a
+// time, or a block of the codec's.
 func (s *Store) sealOldest() {
-	if s.mode != modeChannel {
+	if s.blocks == nil {
 		slot := s.head
 		s.unlinkResidual(slot)
 		quant.FromFP16(s.vec, s.resRow(int(slot)))
@@ -780,38 +506,15 @@ func (s *Store) sealOldest() {
 		quant.FromFP16(s.vec, s.resRow(int(slot)))
 		s.project(s.blk[k*sd:(k+1)*sd], s.vec)
 	}
-	b := s.freeBlocks[len(s.freeBlocks)-1]
-	s.freeBlocks = s.freeBlocks[:len(s.freeBlocks)-1]
-	par := s.chPar[int(b)*sd : (int(b)+1)*sd]
-	for j := range sd {
-		lo, hi := s.blk[j], s.blk[j]
-		for k := 1; k < len(s.bslots); k++ {
-			v := s.blk[k*sd+j]
-			if v < lo { // comparisons: the float min and max builtins are calls under WebAssembly
-				lo = v
-			}
-			if v > hi {
-				hi = v
-			}
-		}
-		par[j] = mustFit(lo, hi, s.cfg.Bits)
-	}
-	for k, slot := range s.bslots {
-		for j, v := range s.blk[k*sd : (k+1)*sd] {
-			s.cbuf[j] = par[j].Code(v, s.cfg.Bits)
-		}
-		quant.Pack(s.codeRow(int(slot)), s.cbuf, s.cfg.Bits)
-		s.block[slot] = b
+	s.blocks.sealBlock(s.bslots, s.blk[:len(s.bslots)*sd])
+	for _, slot := range s.bslots {
 		s.state[slot] = slotSealed
 	}
-	s.blockLive[b] = int32(len(s.bslots))
-	s.blockHoles[b] = 0
-	s.blocks++
 	s.sealed += len(s.bslots)
 }
 
-// compress stores x (dim values) in slot, compressed per the mode; not used
-// by modeChannel, whose tokens are sealed in blocks.
+// compress stores x (dim values) in slot: projected to the stored
+// coordinates, its outliers taken apart, coded by the codec.
 func (s *Store) compress(slot int, x []float32) {
 	c := x
 	if s.xf {
@@ -821,42 +524,7 @@ func (s *Store) compress(slot int, x []float32) {
 	if s.nout > 0 {
 		s.takeOutliers(slot, c)
 	}
-	sd := s.sdim
-	switch s.mode {
-	case modeTurbo, modeQJL:
-		s.compressCodebook(slot, c)
-	case modeF32:
-		copy(s.f32[slot*sd:(slot+1)*sd], c)
-	case modeF16:
-		quant.ToFP16(s.f16[slot*sd:(slot+1)*sd], c)
-	case modeToken:
-		par := s.tokPar[slot*s.groups : (slot+1)*s.groups]
-		for g := range s.groups {
-			grp := c[g*s.gsize : (g+1)*s.gsize]
-			var lo, hi float32
-			if s.nout > 0 {
-				lo, hi = s.inlierRange(grp, g*s.gsize)
-			} else {
-				lo, hi = grp[0], grp[0]
-				for _, v := range grp {
-					if v < lo { // comparisons: the float min and max builtins are calls under WebAssembly
-						lo = v
-					}
-					if v > hi {
-						hi = v
-					}
-				}
-			}
-			par[g] = mustFit(lo, hi, s.cfg.Bits)
-			quant.Quantize(s.cbuf[g*s.gsize:(g+1)*s.gsize], grp, par[g], s.cfg.Bits)
-		}
-		quant.Pack(s.codeRow(slot), s.cbuf, s.cfg.Bits)
-	case modeFixed:
-		// c is finite and within FP16 here (checked or clamped), so the
-		// kernel cannot fail.
-		_ = s.quantizeFixed(s.cbuf, c)
-		quant.Pack(s.codeRow(slot), s.cbuf, s.cfg.Bits)
-	}
+	s.codec.Encode(slot, c)
 	if s.nout > 0 {
 		s.cacheDeltas(slot)
 	}
@@ -864,47 +532,51 @@ func (s *Store) compress(slot int, x []float32) {
 	s.sealed++
 }
 
-// project sets c (sdim values) to the stored coordinates of x: M·x with a
-// projection matrix (basis or random rotation), x itself otherwise, then
-// rotated by the Hadamard matrix if Rotate asks. Coordinates that will be
-// held in FP16 are clamped to ±quant.MaxFP16 (reachable only for vectors of
-// norm near it).
-func (s *Store) project(c, x []float32) {
+// project sets c (sdim values) to the stored coordinates of token x (see
+// toStored), with the coordinates that will be held in FP16 — unless Bits
+// is 32 — clamped to ±quant.MaxFP16 (reachable only for vectors of norm
+// near it).
+func (s *Store) project(c, x []float32) { s.toStored(c, x, s.cfg.Bits != 32) }
+
+// toStored sets c (sdim values) to the stored coordinates of x (dim
+// values): M·x with a projection matrix (basis or random rotation), x
+// itself otherwise, then rotated by the Hadamard matrix if Rotate asks;
+// with clamp, each coordinate is clamped to ±quant.MaxFP16 after each of
+// the two. Tokens are projected with clamping (project), queries without
+// (Dots).
+func (s *Store) toStored(c, x []float32, clamp bool) {
+	d := s.dim
 	switch {
 	case s.rot != nil:
-		s.rotate(c, x)
+		for r := range c {
+			t := dot4(s.rot[r*d:(r+1)*d], x)
+			if clamp {
+				t = max(-quant.MaxFP16, min(quant.MaxFP16, t))
+			}
+			c[r] = t
+		}
 	case s.mat == nil:
 		copy(c, x)
 	default:
 		for r := range c {
-			var d float32
-			for k, b := range s.mat[r*s.dim : (r+1)*s.dim] {
-				d += b * x[k]
+			var t float32
+			for k, b := range s.mat[r*d : (r+1)*d] {
+				t += b * x[k]
 			}
-			if s.mode != modeF32 {
-				d = max(-quant.MaxFP16, min(quant.MaxFP16, d))
+			if clamp {
+				t = max(-quant.MaxFP16, min(quant.MaxFP16, t))
 			}
-			c[r] = d
+			c[r] = t
 		}
 	}
 	if s.had {
 		quant.Hadamard(c)
-		if s.mode != modeF32 {
-			for r, d := range c {
-				c[r] = max(-quant.MaxFP16, min(quant.MaxFP16, d))
+		if clamp {
+			for r, t := range c {
+				c[r] = max(-quant.MaxFP16, min(quant.MaxFP16, t))
 			}
 		}
 	}
-}
-
-// mustFit is quant.Fit for a range the store has already checked: finite
-// and within FP16, with supported bits.
-func mustFit(lo, hi float32, bits int) quant.Params {
-	p, err := quant.Fit(lo, hi, bits)
-	if err != nil {
-		panic("store: internal error: " + err.Error())
-	}
-	return p
 }
 
 // fp16 decodes FP16 bits.

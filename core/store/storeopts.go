@@ -43,10 +43,12 @@ func ParseRotation(s string) (Rotation, error) {
 	return 0, fmt.Errorf("store: unknown rotation %q (want none or hadamard)", s)
 }
 
-// Quantizer is how a sealed vector of Bits ≤ 8 is coded.
+// Quantizer is how a sealed vector of Bits ≤ 8 is coded: one Codec, in
+// its own file, described by its QuantizerDef (codec.go). Register adds
+// one.
 type Quantizer uint8
 
-// Quantizers.
+// The built-in quantizers.
 const (
 	// Uniform codes each value as an integer of Bits bits with an FP16
 	// scale and zero point per token, group, channel or tensor
@@ -76,36 +78,9 @@ const (
 	// √(π/2)/m·‖x‖·Sᵀ·sign(S·x) whose dot with q it is, and WeightedSum
 	// sums those. S (m·d FP16 values) is held and counted once per store.
 	QJL
+
+	numQuantizers // the built-in ones; Register adds more
 )
-
-// Quantizers lists the names ParseQuantizer accepts, in order.
-var Quantizers = []string{"uniform", "turbo", "turbo-prod", "qjl"}
-
-// String returns the name ParseQuantizer accepts.
-func (q Quantizer) String() string {
-	if int(q) < len(Quantizers) {
-		return Quantizers[q]
-	}
-	return fmt.Sprintf("Quantizer(%d)", uint8(q))
-}
-
-// ParseQuantizer returns the Quantizer named "uniform" (or ""), "turbo",
-// "turbo-prod" or "qjl".
-func ParseQuantizer(s string) (Quantizer, error) {
-	if s == "" {
-		return Uniform, nil
-	}
-	for i, n := range Quantizers {
-		if n == s {
-			return Quantizer(i), nil
-		}
-	}
-	return 0, fmt.Errorf("store: unknown quantizer %q (want uniform, turbo, turbo-prod or qjl)", s)
-}
-
-// maxSketchRows bounds QJL's m = Bits·StoredDim, so that the sketch
-// matrix stays reasonable.
-const maxSketchRows = 1 << 12
 
 // validateOptions checks Rotate, Quantizer, Outliers and Sinks for a stored
 // dimension of stored values.
@@ -114,7 +89,8 @@ func (c Config) validateOptions(stored int) error {
 	if c.Rotate > Hadamard {
 		return fmt.Errorf("store: unknown rotation %d", c.Rotate)
 	}
-	if c.Quantizer > QJL {
+	d := c.Quantizer.def()
+	if d == nil {
 		return fmt.Errorf("store: unknown quantizer %d", c.Quantizer)
 	}
 	if c.Quantizer != Uniform {
@@ -125,8 +101,11 @@ func (c Config) validateOptions(stored int) error {
 			return fmt.Errorf("store: quantizer %v with a low-rank basis (uniform only)", c.Quantizer)
 		case c.Calib != nil:
 			return fmt.Errorf("store: quantizer %v has no ranges to calibrate (Calib must be nil)", c.Quantizer)
-		case c.Quantizer == QJL && c.Bits*stored > maxSketchRows:
-			return fmt.Errorf("store: QJL sketch of %d×%d rows is too large (at most %d)", c.Bits, stored, maxSketchRows)
+		}
+	}
+	if d.Validate != nil {
+		if err := d.Validate(c, stored); err != nil {
+			return err
 		}
 	}
 	if math.IsNaN(c.Outliers) || c.Outliers < 0 || c.Outliers > 0.5 {

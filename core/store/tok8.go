@@ -1,9 +1,14 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
 
-// This file holds the kernels of the common per-token layout (tok8: 8-bit
-// codes, one group per token, no basis) for Dots and WeightedSum. They
+	"github.com/kvscope/kvscope/core/quant"
+)
+
+// This file holds the per-token codec's kernels (token.go) for Dots and
+// WeightedSum: tok8 (8-bit codes, one group per token, no basis) and tok2
+// (the same at 2 bits, KIVI's values: WeightedSum only). They
 // compute exactly what the general paths compute, term for term and in the
 // same order, without the per-slot dispatch and calls: with head
 // dimensions of 32 or less the per-slot overhead is as large as the
@@ -11,12 +16,13 @@ import "fmt"
 
 // dotsTok8 is Dots for the tok8 layout; q has Dim values, len(dst) ==
 // len(slots). qsum[0] is set.
-func (s *Store) dotsTok8(q []float32, slots []int, dst []float32) {
+func (c *tokenCodec) dotsTok8(q []float32, slots []int, dst []float32) {
+	state := c.s.state
 	var qsum float32
 	for _, v := range q {
 		qsum += v
 	}
-	s.qsum[0] = qsum
+	c.qsum[0] = qsum
 	d := len(q)
 	dst = dst[:len(slots)]
 	i := 0
@@ -26,12 +32,12 @@ func (s *Store) dotsTok8(q []float32, slots []int, dst []float32) {
 	// table codeF32 holds the same values: a load more, per value).
 	for ; i+1 < len(slots); i += 2 {
 		sa, sb := slots[i], slots[i+1]
-		if s.state[sa] != slotSealed || s.state[sb] != slotSealed {
-			dst[i] = s.tok8Dot(q, qsum, sa)
-			dst[i+1] = s.tok8Dot(q, qsum, sb)
+		if state[sa] != slotSealed || state[sb] != slotSealed {
+			dst[i] = c.tok8Dot(q, qsum, sa)
+			dst[i+1] = c.tok8Dot(q, qsum, sb)
 			continue
 		}
-		ra, rb := s.codes[sa*d:][:d], s.codes[sb*d:][:d]
+		ra, rb := c.codes[sa*d:][:d], c.codes[sb*d:][:d]
 		var a0, a1, a2, a3, b0, b1, b2, b3 float32
 		j := 0
 		for ; j+8 <= d; j += 8 {
@@ -68,25 +74,25 @@ func (s *Store) dotsTok8(q []float32, slots []int, dst []float32) {
 			a0 += q[j] * float32(ra[j])
 			b0 += q[j] * float32(rb[j])
 		}
-		pa, pb := s.tokPar[sa], s.tokPar[sb]
+		pa, pb := c.par[sa], c.par[sb]
 		var ta, tb float32
 		ta += pa.Scale*((a0+a1)+(a2+a3)) + pa.Min*qsum
 		tb += pb.Scale*((b0+b1)+(b2+b3)) + pb.Min*qsum
 		dst[i], dst[i+1] = ta, tb
 	}
 	if i < len(slots) {
-		dst[i] = s.tok8Dot(q, qsum, slots[i])
+		dst[i] = c.tok8Dot(q, qsum, slots[i])
 	}
 }
 
 // tok8Dot is dotsTok8 for one slot (sealed or not); qsum is Σ q.
-func (s *Store) tok8Dot(q []float32, qsum float32, slot int) float32 {
-	if s.state[slot] != slotSealed {
-		return s.unsealedDot(q, slot)
+func (c *tokenCodec) tok8Dot(q []float32, qsum float32, slot int) float32 {
+	if c.s.state[slot] != slotSealed {
+		return c.s.unsealedDot(q, slot)
 	}
 	// quant.DotPacked's 8-bit kernel: four partial sums over j mod 4.
 	d := len(q)
-	row := s.codes[slot*d:][:d]
+	row := c.codes[slot*d:][:d]
 	var s0, s1, s2, s3 float32
 	j := 0
 	for ; j < d-3; j += 4 {
@@ -99,7 +105,7 @@ func (s *Store) tok8Dot(q []float32, qsum float32, slot int) float32 {
 	for ; j < d; j++ {
 		s0 += q[j] * float32(row[j])
 	}
-	p := s.tokPar[slot]
+	p := c.par[slot]
 	var t float32
 	t += p.Scale*((s0+s1)+(s2+s3)) + p.Min*qsum
 	return t
@@ -109,21 +115,22 @@ func (s *Store) tok8Dot(q []float32, qsum float32, slot int) float32 {
 // is cleared, len(w) == len(slots). Four (or two) sealed tokens per pass
 // share each dst[j] load and store; dst[j] sees the same additions in the
 // same order as addAffine one token at a time.
-func (s *Store) weightedTok8(w []float32, slots []int, dst []float32) {
+func (c *tokenCodec) weightedTok8(w []float32, slots []int, dst []float32) {
+	state := c.s.state
 	d := len(dst)
 	w = w[:len(slots)]
 	i := 0
 	for i < len(slots) {
 		s0 := slots[i]
-		if i+3 < len(slots) && s.state[s0] == slotSealed && s.state[slots[i+1]] == slotSealed &&
-			s.state[slots[i+2]] == slotSealed && s.state[slots[i+3]] == slotSealed {
+		if i+3 < len(slots) && state[s0] == slotSealed && state[slots[i+1]] == slotSealed &&
+			state[slots[i+2]] == slotSealed && state[slots[i+3]] == slotSealed {
 			s1, s2, s3 := slots[i+1], slots[i+2], slots[i+3]
-			p0, p1, p2, p3 := s.tokPar[s0], s.tokPar[s1], s.tokPar[s2], s.tokPar[s3]
+			p0, p1, p2, p3 := c.par[s0], c.par[s1], c.par[s2], c.par[s3]
 			a0, b0 := w[i]*p0.Scale, w[i]*p0.Min
 			a1, b1 := w[i+1]*p1.Scale, w[i+1]*p1.Min
 			a2, b2 := w[i+2]*p2.Scale, w[i+2]*p2.Min
 			a3, b3 := w[i+3]*p3.Scale, w[i+3]*p3.Min
-			c0, c1, c2, c3 := s.codes[s0*d:][:d], s.codes[s1*d:][:d], s.codes[s2*d:][:d], s.codes[s3*d:][:d]
+			c0, c1, c2, c3 := c.codes[s0*d:][:d], c.codes[s1*d:][:d], c.codes[s2*d:][:d], c.codes[s3*d:][:d]
 			for j := range dst {
 				o := dst[j] + (a0*float32(c0[j]) + b0)
 				o = o + (a1*float32(c1[j]) + b1)
@@ -133,12 +140,12 @@ func (s *Store) weightedTok8(w []float32, slots []int, dst []float32) {
 			i += 4
 			continue
 		}
-		if i+1 < len(slots) && s.state[s0] == slotSealed && s.state[slots[i+1]] == slotSealed {
+		if i+1 < len(slots) && state[s0] == slotSealed && state[slots[i+1]] == slotSealed {
 			s1 := slots[i+1]
-			p0, p1 := s.tokPar[s0], s.tokPar[s1]
+			p0, p1 := c.par[s0], c.par[s1]
 			a0, b0 := w[i]*p0.Scale, w[i]*p0.Min
 			a1, b1 := w[i+1]*p1.Scale, w[i+1]*p1.Min
-			c0, c1 := s.codes[s0*d:][:d], s.codes[s1*d:][:d]
+			c0, c1 := c.codes[s0*d:][:d], c.codes[s1*d:][:d]
 			for j := range dst {
 				o := dst[j] + (a0*float32(c0[j]) + b0)
 				dst[j] = o + (a1*float32(c1[j]) + b1)
@@ -146,17 +153,56 @@ func (s *Store) weightedTok8(w []float32, slots []int, dst []float32) {
 			i += 2
 			continue
 		}
-		switch s.state[s0] {
+		switch state[s0] {
 		case slotFree:
 			panic(fmt.Sprintf("store: WeightedSum over free slot %d", s0))
 		case slotResidual, slotSink:
-			for j, h := range s.resRow(s0) {
+			for j, h := range c.s.resRow(s0) {
 				dst[j] += w[i] * fp16(h)
 			}
 		default:
-			p := s.tokPar[s0]
-			addAffine(dst, w[i]*p.Scale, w[i]*p.Min, s.codes[s0*d:(s0+1)*d])
+			p := c.par[s0]
+			addAffine(dst, w[i]*p.Scale, w[i]*p.Min, c.codes[s0*d:(s0+1)*d])
 		}
 		i++
+	}
+}
+
+// weightedTok2 is WeightedSum for the tok2 layout; dst has Dim values and
+// is cleared, len(w) == len(slots). Each sealed token adds
+// (w·Scale)·code + w·Min to dst[j] as addAffine does after quant.Unpack,
+// decoding the codes from the packed row directly.
+func (c *tokenCodec) weightedTok2(w []float32, slots []int, dst []float32) {
+	state := c.s.state
+	d, rb := len(dst), c.rowBytes
+	w = w[:len(slots)]
+	for i, slot := range slots {
+		wi := w[i]
+		if state[slot] != slotSealed {
+			if state[slot] == slotFree {
+				panic(fmt.Sprintf("store: WeightedSum over free slot %d", slot))
+			}
+			for j, h := range c.s.resRow(slot) {
+				dst[j] += wi * quant.FP16ToFloat32(h)
+			}
+			continue
+		}
+		p := c.par[slot]
+		a, m := wi*p.Scale, wi*p.Min
+		row := c.codes[slot*rb:][:rb]
+		j := 0
+		for ; j+3 < d; j += 4 {
+			c := row[j/4]
+			dst[j] += a*float32(c&3) + m
+			dst[j+1] += a*float32(c>>2&3) + m
+			dst[j+2] += a*float32(c>>4&3) + m
+			dst[j+3] += a*float32(c>>6) + m
+		}
+		if j < d {
+			c := row[j/4]
+			for k := 0; j < d; j, k = j+1, k+2 {
+				dst[j] += a*float32(c>>k&3) + m
+			}
+		}
 	}
 }

@@ -21,10 +21,10 @@ func TestTok8MatchesGeneral(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !s.tok8 {
+			if !s.codec.(*tokenCodec).tok8 {
 				t.Fatal("config does not take the tok8 layout")
 			}
-			churnMatches(t, s, &s.tok8, r, tc.dim)
+			churnMatches(t, s, &s.codec.(*tokenCodec).tok8, r, tc.dim)
 		})
 	}
 }

@@ -6,73 +6,210 @@ import (
 	"github.com/kvscope/kvscope/core/quant"
 )
 
-// This file holds the codebook and sketch quantizers: TurboQuant-MSE
-// (modeTurbo), TurboQuant-prod (modeTurbo with a sketch of the residual)
-// and QJL (modeQJL). See Quantizer for the rules. The random rotation Π of
-// the Turbo quantizers is the store's projection matrix (mat): tokens are
-// rotated by project and queries in Dots, like a low-rank basis of full
-// rank, and everything below works in the rotated coordinates.
+// Turbo and TurboProd are TurboQuant (see Quantizer): per token its FP16
+// norm and, for the rotated unit vector, the codes of the nearest
+// Lloyd–Max levels; TurboProd codes at Bits−1 bits and adds a 1-bit QJL
+// sketch of the residual with its FP16 norm (sketch.go). The random
+// rotation Π is the Store's projection matrix: tokens and queries are
+// rotated by the Store, like a low-rank basis of full rank, and the codec
+// works in the rotated coordinates. Per store: the codebook, 2^bits FP16
+// levels (Codebook), Π and the sketch matrix, FP16 (Rotation).
+func init() {
+	defineQuantizer(Turbo, &QuantizerDef{
+		Name: "turbo", Label: "TurboQuant",
+		Help:   "TurboQuant-MSE (norm, random rotation, Lloyd–Max codebook)",
+		Tables: turboTables,
+		build:  func(s *Store) (Codec, error) { return newTurbo(s) },
+	})
+	defineQuantizer(TurboProd, &QuantizerDef{
+		Name: "turbo-prod", Label: "TurboQuant-prod", Values: "turbo",
+		Help:   "(bits−1)-bit turbo + 1-bit QJL sketch of the residual (unbiased q·k)",
+		Tables: turboTables,
+		build:  func(s *Store) (Codec, error) { return newTurbo(s) },
+	})
+}
 
-// initCodebook sets up the codebook and sketch modes in New: levels,
-// random matrices drawn from Seed, and the per-slot arrays.
-func (s *Store) initCodebook() error {
+// turboBits returns the code width and sketch rows of c's Turbo or
+// TurboProd quantizer for a stored dimension of sd values.
+func turboBits(c Config, sd int) (bits, m int) {
+	if c.Quantizer == TurboProd {
+		return c.Bits - 1, sd
+	}
+	return c.Bits, 0
+}
+
+// turboTables counts the codebook and the rotation (and TurboProd's
+// sketch matrix), 2 bytes per FP16 value.
+func turboTables(c Config, sd int) Items {
+	bits, m := turboBits(c, sd)
+	return Items{Codebook: int64(2 << bits), Rotation: int64(2 * (sd*sd + m*sd))}
+}
+
+type turboCodec struct {
+	sd, bits, rowBytes int
+	cb                 []float32 // 2^bits levels / √sd (levels FP16-rounded)
+	thr                []float32 // 2^bits − 1 midpoints between consecutive levels
+	codes              []byte    // capacity×rowBytes
+	cbuf               []uint8   // sd codes
+	norm               []float32 // capacity: ‖stored vector‖, an FP16 value
+	rnorm              []float32 // capacity: ‖residual‖, an FP16 value (TurboProd)
+	rbuf               []float32 // sd: the residual being sketched (TurboProd)
+	sk                 *sketch   // TurboProd's sketch of the residual; nil for Turbo
+}
+
+var _ Codec = (*turboCodec)(nil)
+
+// newTurbo makes the codebook, draws the rotation from Seed (and gives it
+// to the Store as its projection) and, for TurboProd, the sketch.
+func newTurbo(s *Store) (*turboCodec, error) {
 	cfg, sd, capacity := s.cfg, s.sdim, s.capacity
-	sketch := cfg.Quantizer != Turbo
-	switch cfg.Quantizer {
-	case Turbo, TurboProd:
-		s.mode, s.cbBits = modeTurbo, cfg.Bits
-		if cfg.Quantizer == TurboProd {
-			s.cbBits--
-			s.m = sd
-		}
-		levels, err := quant.LloydMax(s.cbBits)
-		if err != nil {
-			return err
-		}
-		// Coordinates of a rotated unit vector are close to N(0, 1/d):
-		// the N(0, 1) levels, held in FP16, scaled by 1/√d.
-		inv := 1 / math.Sqrt(float64(sd))
-		s.cb = make([]float32, len(levels))
-		for i, l := range levels {
-			s.cb[i] = float32(float64(quant.RoundFP16(float32(l))) * inv)
-		}
-		s.cbThr = make([]float32, len(levels)-1)
-		for i := range s.cbThr {
-			s.cbThr[i] = (s.cb[i] + s.cb[i+1]) / 2
-		}
-		rot, err := quant.RandomOrthogonal(cfg.Seed, sd)
-		if err != nil {
-			return err
-		}
-		for i, v := range rot {
-			rot[i] = quant.RoundFP16(v)
-		}
-		s.rot, s.mat = rot, rot
-		s.rowBytes = packedBits(sd, s.cbBits)
-		s.codes = make([]byte, capacity*s.rowBytes)
-		s.cbuf = make([]uint8, sd)
-	case QJL:
-		s.mode, s.m = modeQJL, cfg.Bits*sd
+	bits, m := turboBits(cfg, sd)
+	levels, err := quant.LloydMax(bits)
+	if err != nil {
+		return nil, err
 	}
-	s.norm = make([]float32, capacity)
-	if sketch {
-		g, err := quant.Gaussian(cfg.Seed, s.m, sd)
-		if err != nil {
-			return err
+	c := &turboCodec{sd: sd, bits: bits, rowBytes: packedBits(sd, bits)}
+	// Coordinates of a rotated unit vector are close to N(0, 1/d): the
+	// N(0, 1) levels, held in FP16, scaled by 1/√d.
+	inv := 1 / math.Sqrt(float64(sd))
+	c.cb = make([]float32, len(levels))
+	for i, l := range levels {
+		c.cb[i] = float32(float64(quant.RoundFP16(float32(l))) * inv)
+	}
+	c.thr = make([]float32, len(levels)-1)
+	for i := range c.thr {
+		c.thr[i] = (c.cb[i] + c.cb[i+1]) / 2
+	}
+	rot, err := quant.RandomOrthogonal(cfg.Seed, sd)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range rot {
+		rot[i] = quant.RoundFP16(v)
+	}
+	s.rot, s.mat = rot, rot
+	c.codes = make([]byte, capacity*c.rowBytes)
+	c.cbuf = make([]uint8, sd)
+	c.norm = make([]float32, capacity)
+	if m > 0 {
+		if c.sk, err = newSketch(cfg.Seed, m, sd, capacity); err != nil {
+			return nil, err
 		}
-		for i, v := range g {
-			g[i] = quant.RoundFP16(v)
-		}
-		s.sk = g
-		s.skBytes = (s.m + 7) / 8
-		s.signs = make([]byte, capacity*s.skBytes)
-		s.sq = make([]float32, s.m)
-		s.rbuf = make([]float32, sd)
-		if cfg.Quantizer == TurboProd {
-			s.rnorm = make([]float32, capacity)
+		c.rnorm = make([]float32, capacity)
+		c.rbuf = make([]float32, sd)
+	}
+	return c, nil
+}
+
+func (c *turboCodec) row(slot int) []byte { return c.codes[slot*c.rowBytes : (slot+1)*c.rowBytes] }
+
+// nearest returns the code of the level nearest to u: the number of
+// midpoints below u.
+func (c *turboCodec) nearest(u float32) uint8 {
+	lo, hi := 0, len(c.thr)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if u > c.thr[mid] {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
 	}
-	return nil
+	return uint8(lo)
+}
+
+// Encode codes x, a token's rotated coordinates: its norm, the nearest
+// level of each coordinate of x/‖x‖, and for TurboProd the sketch of the
+// residual x − ‖x‖·ĉ with its norm.
+func (c *turboCodec) Encode(slot int, x []float32) {
+	n := fp16Norm(x)
+	c.norm[slot] = n
+	var inv float32
+	if n > 0 {
+		inv = 1 / n
+	}
+	for j, v := range x {
+		c.cbuf[j] = c.nearest(v * inv)
+	}
+	packAny(c.row(slot), c.cbuf, c.bits)
+	if c.sk == nil {
+		return
+	}
+	r := c.rbuf
+	for j, v := range x {
+		r[j] = v - n*c.cb[c.cbuf[j]]
+	}
+	c.rnorm[slot] = fp16Norm(r)
+	c.sk.encode(slot, r)
+}
+
+// sketchNorm returns √(π/2)/m·‖r‖ of slot's residual (TurboProd).
+func (c *turboCodec) sketchNorm(slot int) float32 {
+	return float32(quant.QJLScale(c.sk.m)) * c.rnorm[slot]
+}
+
+// Decode sets dst to ‖x‖·ĉ, plus √(π/2)/m·‖r‖·Sᵀ·sign(S·r) with a sketch.
+func (c *turboCodec) Decode(slot int, dst []float32) {
+	unpackAny(c.cbuf, c.row(slot), c.bits)
+	n := c.norm[slot]
+	for j, v := range c.cbuf {
+		dst[j] = n * c.cb[v]
+	}
+	if c.sk != nil {
+		c.sk.addSigns(dst, slot, c.sketchNorm(slot))
+	}
+}
+
+// Prepare computes the sketch of the query, S·qs, and its sum (TurboProd).
+func (c *turboCodec) Prepare(qs []float32) {
+	if c.sk != nil {
+		c.sk.prepare(qs)
+	}
+}
+
+// Dot returns ‖x‖·Σ qs_j·ĉ_j, plus with a sketch √(π/2)/m·‖r‖·Σ_i
+// ±(S·qs)_i = √(π/2)/m·‖r‖·(2·Σ_{i: sign +} (S·qs)_i − Σ_i (S·qs)_i).
+func (c *turboCodec) Dot(qs []float32, slot int) float32 {
+	t := dotLevels(qs[:c.sd], c.row(slot), c.bits, c.cb) * c.norm[slot]
+	if c.sk != nil {
+		t += c.sketchNorm(slot) * (2*c.sk.signDot(slot) - c.sk.sqSum)
+	}
+	return t
+}
+
+func (c *turboCodec) BeginSum() {
+	if c.sk != nil {
+		c.sk.begin()
+	}
+}
+
+// Add adds w·x̂ to acc; the sketch's part goes into the sketch's
+// accumulator, taken through Sᵀ once by EndSum.
+func (c *turboCodec) Add(acc []float32, w float32, slot int) {
+	addLevels(acc[:c.sd], w*c.norm[slot], c.row(slot), c.bits, c.cb)
+	if c.sk != nil {
+		c.sk.add(slot, w*c.sketchNorm(slot))
+	}
+}
+
+func (c *turboCodec) EndSum(acc []float32) {
+	if c.sk != nil {
+		c.sk.end(acc)
+	}
+}
+
+func (*turboCodec) Evict(int) {}
+func (*turboCodec) Reset()    {}
+
+// Items counts the codes, the norms (two per token for TurboProd) and the
+// sketches.
+func (c *turboCodec) Items(sealed int) Items {
+	m := Items{Payload: int64(sealed * c.rowBytes), Norms: int64(sealed * 2)}
+	if c.sk != nil {
+		m.Norms *= 2
+		m.Sketch = int64(sealed * c.sk.bytes)
+	}
+	return m
 }
 
 // packedBits is ⌈n·bits/8⌉ for 1 ≤ bits ≤ 8.
@@ -112,179 +249,6 @@ func fp16Norm(c []float32) float32 {
 	return quant.RoundFP16(float32(min(math.Sqrt(n2), quant.MaxFP16)))
 }
 
-// nearest returns the code of the level nearest to u: the number of
-// midpoints below u.
-func (s *Store) nearest(u float32) uint8 {
-	lo, hi := 0, len(s.cbThr)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if u > s.cbThr[mid] {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return uint8(lo)
-}
-
-// compressCodebook codes c, a token's stored (rotated) coordinates, into
-// slot.
-func (s *Store) compressCodebook(slot int, c []float32) {
-	n := fp16Norm(c)
-	s.norm[slot] = n
-	r := c
-	if s.mode == modeTurbo {
-		var inv float32
-		if n > 0 {
-			inv = 1 / n
-		}
-		for j, v := range c {
-			s.cbuf[j] = s.nearest(v * inv)
-		}
-		packAny(s.codeRow(slot), s.cbuf, s.cbBits)
-		if s.sk == nil {
-			return
-		}
-		r = s.rbuf
-		for j, v := range c {
-			r[j] = v - n*s.cb[s.cbuf[j]]
-		}
-		s.rnorm[slot] = fp16Norm(r)
-	}
-	// The sketch: bit i is set when (S·r)_i ≥ 0.
-	sd := s.sdim
-	row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
-	clear(row)
-	for i := range s.m {
-		if dot4(s.sk[i*sd:(i+1)*sd], r) >= 0 {
-			row[i>>3] |= 1 << (i & 7)
-		}
-	}
-}
-
-// sketchNorm returns √(π/2)/m times the norm the sketch of slot stands
-// for: ‖r‖ (TurboProd) or ‖x‖ (QJL).
-func (s *Store) sketchNorm(slot int) float32 {
-	n := s.norm[slot]
-	if s.rnorm != nil {
-		n = s.rnorm[slot]
-	}
-	return float32(quant.QJLScale(s.m)) * n
-}
-
-// decodeCodebook sets dst (sdim values) to the stored coordinates of a
-// sealed slot: ‖x‖·ĉ, plus √(π/2)/m·‖r‖·Sᵀ·sign(S·r) with a sketch.
-func (s *Store) decodeCodebook(slot int, dst []float32) {
-	if s.mode == modeTurbo {
-		unpackAny(s.cbuf, s.codeRow(slot), s.cbBits)
-		n := s.norm[slot]
-		for j, c := range s.cbuf {
-			dst[j] = n * s.cb[c]
-		}
-	} else {
-		clear(dst)
-	}
-	if s.sk != nil {
-		s.addSigns(dst, slot, s.sketchNorm(slot))
-	}
-}
-
-// addSigns adds a·Sᵀ·sign(S·r) of slot's sketch to dst (sdim values).
-func (s *Store) addSigns(dst []float32, slot int, a float32) {
-	sd := s.sdim
-	row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
-	for i := range s.m {
-		w := -a
-		if row[i>>3]>>(i&7)&1 != 0 {
-			w = a
-		}
-		for k, v := range s.sk[i*sd : (i+1)*sd] {
-			dst[k] += w * v
-		}
-	}
-}
-
-// prepareSketch computes S·qs and its sum once per Dots call.
-func (s *Store) prepareSketch(qs []float32) {
-	if s.sk == nil {
-		return
-	}
-	sd := s.sdim
-	var sum float32
-	for i := range s.m {
-		d := dot4(s.sk[i*sd:(i+1)*sd], qs)
-		s.sq[i] = d
-		sum += d
-	}
-	s.sqSum = sum
-}
-
-// dotCodebook returns qs·x̂ for a sealed slot in stored coordinates:
-// ‖x‖·Σ qs_j·ĉ_j, plus, with a sketch, √(π/2)/m·‖r‖·Σ_i ±(S·qs)_i =
-// √(π/2)/m·‖r‖·(2·Σ_{i: sign +} (S·qs)_i − Σ_i (S·qs)_i).
-func (s *Store) dotCodebook(qs []float32, slot int) float32 {
-	var t float32
-	if s.mode == modeTurbo {
-		t = dotLevels(qs[:s.sdim], s.codeRow(slot), s.cbBits, s.cb) * s.norm[slot]
-	}
-	if s.sk != nil {
-		t += s.sketchNorm(slot) * (2*s.signDot(slot) - s.sqSum)
-	}
-	return t
-}
-
-// signDot returns Σ (S·qs)_i over the rows i whose sign bit is set in
-// slot's sketch: eight rows per byte, each multiplied by its bit (0 or 1),
-// without a branch per bit.
-func (s *Store) signDot(slot int) float32 {
-	row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
-	sq := s.sq
-	var p0, p1 float32
-	b := 0
-	for ; (b+1)*8 <= len(sq); b++ {
-		v, q := row[b], sq[b*8:b*8+8:b*8+8]
-		p0 += q[0]*codeF32[v&1] + q[1]*codeF32[v>>1&1] + q[2]*codeF32[v>>2&1] + q[3]*codeF32[v>>3&1]
-		p1 += q[4]*codeF32[v>>4&1] + q[5]*codeF32[v>>5&1] + q[6]*codeF32[v>>6&1] + q[7]*codeF32[v>>7]
-	}
-	for i := b * 8; i < len(sq); i++ {
-		p0 += sq[i] * codeF32[row[i>>3]>>(i&7)&1]
-	}
-	return p0 + p1
-}
-
-// addCodebook adds w·x̂ of a sealed slot to acc (stored coordinates); the
-// sketch part goes into the m-value accumulator s.sq, taken through Sᵀ
-// once by addSketch.
-func (s *Store) addCodebook(acc []float32, w float32, slot int) {
-	if s.mode == modeTurbo {
-		addLevels(acc[:s.sdim], w*s.norm[slot], s.codeRow(slot), s.cbBits, s.cb)
-	}
-	if s.sk != nil {
-		a := w * s.sketchNorm(slot)
-		row := s.signs[slot*s.skBytes : (slot+1)*s.skBytes]
-		for i := range s.sq {
-			if row[i>>3]>>(i&7)&1 != 0 {
-				s.sq[i] += a
-			} else {
-				s.sq[i] -= a
-			}
-		}
-	}
-}
-
-// addSketch adds Sᵀ·s.sq to acc (stored coordinates).
-func (s *Store) addSketch(acc []float32) {
-	sd := s.sdim
-	for i, a := range s.sq {
-		if a == 0 {
-			continue
-		}
-		for k, v := range s.sk[i*sd : (i+1)*sd] {
-			acc[k] += a * v
-		}
-	}
-}
-
 // dot4 returns Σ a_i·b_i (len(b) ≥ len(a)) in four partial sums, so that
 // the additions need not wait on each other: the random matrices' rows are
 // dotted d or m times per token and query.
@@ -303,15 +267,6 @@ func dot4(a, b []float32) float32 {
 		s0 += a[i] * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)
-}
-
-// rotate sets c = Π·x for the random rotation (sdim = dim), clamping to
-// ±quant.MaxFP16 as project does for FP16-held coordinates.
-func (s *Store) rotate(c, x []float32) {
-	d := s.dim
-	for r := range c {
-		c[r] = max(-quant.MaxFP16, min(quant.MaxFP16, dot4(s.rot[r*d:(r+1)*d], x)))
-	}
 }
 
 // dotLevels returns Σ q_i·cb[c_i] over the len(q) codes of the given width

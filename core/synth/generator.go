@@ -39,6 +39,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/kvscope/kvscope/core/quant"
 )
 
 // Stream shape and effect sizes. Key amplitudes (kappa*) are in units of the
@@ -156,7 +158,7 @@ func New(c Config) (*Generator, error) {
 	outlier := c.OutlierScale * math.Sqrt(m2/float64(d))
 	perm := make([]int, d)
 	for u := range nkv {
-		orthonormal(g.dirs[u*g.m*d:(u+1)*g.m*d], g.m, d, r)
+		quant.Orthonormal(g.dirs[u*g.m*d:(u+1)*g.m*d], g.m, d, r)
 		for j := range pairs {
 			w := 0.3
 			if pairs > 1 {

@@ -3,16 +3,15 @@ package synth
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/kvscope/kvscope/core/internal/splitmix"
 )
 
 // mix is SplitMix64's finalizer: it turns a seed and a tag into a
 // well-spread 64-bit stream key, so streams for different purposes (and
 // different heads) never share a PCG state.
 func mix(seed, tag uint64) uint64 {
-	z := seed + tag*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return splitmix.Mix(seed + tag*splitmix.Gamma + 0x632be59bd9b4e019)
 }
 
 // tail draws unit-variance noise from p: Gaussian when df is 0 (through
@@ -44,43 +43,5 @@ func tail(p *rand.PCG, r *rand.Rand, df float64) float64 {
 			pw = math.Pow(w, -2/df)
 		}
 		return u * math.Sqrt((pw-1)/w*(df-2))
-	}
-}
-
-// orthonormal fills dst ([m][d], m ≤ d) with m orthonormal vectors:
-// Gaussian draws made orthonormal by modified Gram–Schmidt in float64.
-func orthonormal(dst []float32, m, d int, r *rand.Rand) {
-	basis := make([]float64, m*d)
-	for j := range m {
-		v := basis[j*d : (j+1)*d]
-		for {
-			for i := range v {
-				v[i] = r.NormFloat64()
-			}
-			for p := range j {
-				u := basis[p*d : (p+1)*d]
-				var dot float64
-				for i := range v {
-					dot += v[i] * u[i]
-				}
-				for i := range v {
-					v[i] -= dot * u[i]
-				}
-			}
-			var n2 float64
-			for _, x := range v {
-				n2 += x * x
-			}
-			if n2 > 1e-6 { // a degenerate draw is redrawn
-				inv := 1 / math.Sqrt(n2)
-				for i := range v {
-					v[i] *= inv
-				}
-				break
-			}
-		}
-	}
-	for i, x := range basis {
-		dst[i] = float32(x)
 	}
 }

@@ -47,6 +47,8 @@ var (
 		sim.Heavy:   hex(0xf0e442), // yellow
 		sim.Recent:  hex(0x56b4e9), // sky blue
 		sim.Kept:    hex(0x0072b2), // blue
+		// muted reddish purple: gone by the architecture's own rule, steady
+		sim.Windowed: hex(0x8c5d7e),
 	}
 
 	// Attention bars: full (uncompressed) attention outlined behind the
@@ -122,11 +124,12 @@ func StripColor(c *sim.Cell, step int) RGBA {
 
 // rolePriority orders roles for a column that stands for several tokens:
 // the rarer, more telling role wins.
-var rolePriority = [...]uint8{sim.Future: 0, sim.Evicted: 1, sim.Kept: 2, sim.Recent: 3, sim.Heavy: 4, sim.Sink: 5}
+var rolePriority = [...]uint8{sim.Future: 0, sim.Windowed: 1, sim.Evicted: 2, sim.Kept: 3, sim.Recent: 4, sim.Heavy: 5, sim.Sink: 6}
 
 // Dominates reports whether a should colour a shared column rather than b:
 // the higher-priority role (sink > heavy > recent > kept > evicted >
-// future), and among evicted cells the one that left last.
+// outside the model's window > future), and among evicted cells the one
+// that left last.
 func Dominates(a, b *sim.Cell) bool {
 	pa, pb := priority(a.Role), priority(b.Role)
 	if pa != pb {

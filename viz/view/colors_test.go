@@ -9,7 +9,7 @@ import (
 )
 
 func TestRoleColorsDistinct(t *testing.T) {
-	roles := []sim.Role{sim.Future, sim.Evicted, sim.Sink, sim.Heavy, sim.Recent, sim.Kept}
+	roles := []sim.Role{sim.Future, sim.Evicted, sim.Sink, sim.Heavy, sim.Recent, sim.Kept, sim.Windowed}
 	seen := map[string]sim.Role{}
 	for _, r := range roles {
 		h := RoleColor(r).Hex()

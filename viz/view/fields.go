@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,12 +15,13 @@ type Kind uint8
 
 // Field kinds.
 const (
-	Int   Kind = iota // a whole number in [Min, Max]
-	Float             // a number in [Min, Max]
-	Enum              // one of Choices
-	Bool              // 1/0 (true/false, on/off and yes/no are read too)
-	Seed              // an unsigned 64-bit integer
-	Text              // free text, sanitized by SanitizePrompt
+	Int    Kind = iota // a whole number in [Min, Max]
+	Float              // a number in [Min, Max]
+	Enum               // one of Choices
+	Bool               // 1/0 (true/false, on/off and yes/no are read too)
+	Seed               // an unsigned 64-bit integer
+	Text               // free text, sanitized by SanitizePrompt
+	Source             // a model file's address, normalized by NormalizeSource
 )
 
 // Field describes one setting: its URL key, its range and how to reach it.
@@ -121,7 +123,7 @@ var fields = []Field{
 	{Key: "speed", Label: "Speed (steps/s)", Kind: Float, Min: 1, Max: 240, Step: 1, f: func(s *State, _ *sim.Config) *float64 { return &s.Speed }},
 	{Key: "at", Label: "Step", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.At }},
 	{Key: "play", Label: "Playing", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Playing }},
-	{Key: "model", Label: "Model", Kind: Enum, Choices: modelKeys(), s: func(s *State, _ *sim.Config) *string { return &s.Model }},
+	{Key: "scale", Label: "Model", Kind: Enum, Choices: modelKeys(), s: func(s *State, _ *sim.Config) *string { return &s.Model }},
 	{Key: "ctx", Label: "Context (tokens)", Kind: Int, Min: 1024, Max: 1 << 20, Step: 1024, i: func(s *State, _ *sim.Config) *int { return &s.Context }},
 
 	// Real-model mode.
@@ -129,6 +131,7 @@ var fields = []Field{
 	{Key: "text", Label: "Prompt", Kind: Text, s: func(s *State, _ *sim.Config) *string { return &s.Text }},
 	{Key: "mtokens", Label: "Max tokens", Kind: Int, Min: MinModelTokens, Max: MaxModelTokens, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.MaxTok }},
 	{Key: "repos", Label: "Re-position keys (StreamingLLM)", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Repos }},
+	{Key: "model", Label: "Model file", Kind: Source, s: func(s *State, _ *sim.Config) *string { return &s.Source }},
 }
 
 // Fields returns the settings table in URL order. The slice is shared; do not modify it.
@@ -225,6 +228,23 @@ func set(s *State, key, value string) []Notice {
 	bad := func(why string) []Notice {
 		return []Notice{{Key: key, Value: short(value), Msg: why}}
 	}
+	if f.Kind == Source {
+		// Links made before the model-scale preset had its own key
+		// ("scale") wrote it as model=<preset>.
+		if k := strings.ToLower(strings.TrimSpace(value)); slices.Contains(modelKeys(), k) {
+			s.Model = k
+			return nil
+		}
+		v, note, err := NormalizeSource(value)
+		if err != nil {
+			return bad(err.Error() + "; ignored")
+		}
+		*f.s(s, c) = v
+		if note != "" {
+			return bad(note)
+		}
+		return nil
+	}
 	if f.Kind == Text {
 		v, changed := SanitizePrompt(value)
 		*f.s(s, c) = v
@@ -308,7 +328,7 @@ func Get(s *State, key string) string {
 			return "1"
 		}
 		return "0"
-	case Enum, Text:
+	case Enum, Text, Source:
 		return *f.s(s, c)
 	case Int:
 		return strconv.Itoa(*f.i(s, c))

@@ -73,21 +73,12 @@ func (b *Bar) add(kind int, n int64) {
 	b.Total += n
 }
 
-// Model is a real model's KV-cache shape, for the model-scale readout.
-type Model struct {
-	Key     string // URL value
-	Name    string // shown
-	Layers  int
-	KVHeads int
-	HeadDim int
-}
+// Model is a real model's KV-cache shape, for the model-scale readout:
+// sim's (its Key is the URL value).
+type Model = sim.Model
 
-// Models are the model-scale presets.
-var Models = []Model{
-	{"llama2-7b", "Llama-2-7B", 32, 32, 128},
-	{"llama3-8b", "Llama-3-8B", 32, 8, 128},
-	{"mistral-7b", "Mistral-7B", 32, 8, 128},
-}
+// Models are the model-scale presets: sim's.
+var Models = sim.Models
 
 func modelKeys() []string {
 	k := make([]string, len(Models))
@@ -108,7 +99,8 @@ func FindModel(key string) Model {
 }
 
 // Scale is the model-scale readout: what the run's compression would do to
-// a real model's KV cache at a context length.
+// a real model's KV cache at a context length (sim.Projection, in the
+// floats the page formats).
 type Scale struct {
 	Model   Model
 	Context int     // tokens
@@ -118,42 +110,15 @@ type Scale struct {
 	Stored  float64 // bytes after eviction and storage
 }
 
-// KeptAt returns how many tokens a policy keeps per head at a context
-// length, extrapolated from a run that keeps kept of step tokens: full
-// and chunk keep a share of the history (kept/step); the others keep a
-// fixed budget, sink+recent+heavy (or kept when that sum is 0).
-func KeptAt(c *sim.Config, ctx int, kept float64, step int) float64 {
-	switch c.Policy {
-	case "full", "chunk":
-		if step <= 0 {
-			return float64(ctx)
-		}
-		return float64(ctx) * min(1, kept/float64(step))
-	}
-	budget := float64(c.Sink + c.Recent + c.Heavy)
-	if budget <= 0 {
-		budget = kept
-	}
-	return min(float64(ctx), budget)
-}
-
-// ScaleTo extrapolates a snapshot of a run of c to model m at ctx tokens.
-// Bytes per stored element are the run's Mem.Total() over the elements it
-// keeps (2 × kept × layers × kv heads × head dim); the model then keeps
-// KeptAt tokens. With nothing kept, Stored is 0.
+// ScaleTo is sim's one model-scale projection (sim.Config.ProjectSnapshot)
+// of a snapshot of a run of c onto model m at ctx tokens: the policy says
+// which tokens it keeps there (Quest and SnapKV keep the history, Duo's
+// retrieval heads too), the run what each costs. With nothing kept,
+// Stored is 0. It allocates nothing.
 func ScaleTo(s *sim.Snapshot, c *sim.Config, m Model, ctx int) Scale {
-	kept := KeptPerHead(s)
-	elemsPerToken := 2 * float64(m.Layers*m.KVHeads*m.HeadDim)
-	sc := Scale{Model: m, Context: ctx}
-	sc.Full = float64(ctx) * elemsPerToken * 2
-	k := KeptAt(c, ctx, kept, s.Step)
-	sc.Kept = int(k + 0.5)
-	sc.Evicted = k * elemsPerToken * 2
-	runElems := 2 * kept * float64(max(c.Layers, 1)*max(c.KVHeads, 1)*max(c.HeadDim, 1))
-	if runElems > 0 {
-		sc.Stored = k * elemsPerToken * float64(s.Mem.Total()) / runElems
-	}
-	return sc
+	p := c.ProjectSnapshot(s, m, ctx)
+	return Scale{Model: m, Context: ctx, Kept: int(p.Kept + 0.5),
+		Full: float64(p.Full), Evicted: float64(p.Evicted), Stored: float64(p.Stored)}
 }
 
 // KeptPerHead returns the mean number of cached (not evicted, not future)

@@ -45,56 +45,54 @@ func TestMemoryBars(t *testing.T) {
 	}
 }
 
-func TestScaleTo(t *testing.T) {
-	llama2 := FindModel("llama2-7b")
-	c := sim.DefaultConfig() // h2o, budget 4+32+28 = 64, 1 layer × 8 kv heads × 32 dims
-	s := snap(8, 512, 64)
-	// 1 byte per kept element (INT8 without metadata).
-	s.Mem.Payload = int64(2 * 64 * 1 * 8 * 32)
-	sc := ScaleTo(s, &c, llama2, 32768)
-	if want := 16.0 * (1 << 30); sc.Full != want {
-		t.Errorf("Llama-2-7B at 32K FP16 = %v, want 16 GiB", sc.Full)
-	}
-	if sc.Kept != 64 {
-		t.Errorf("kept %d, want the 64-token budget", sc.Kept)
-	}
-	if want := 64 * 2 * 32 * 32 * 128 * 2.0; sc.Evicted != want {
-		t.Errorf("after eviction %v, want %v", sc.Evicted, want)
-	}
-	if math.Abs(sc.Stored-sc.Evicted/2) > 1e-6 {
-		t.Errorf("INT8 should halve FP16: %v vs %v", sc.Stored, sc.Evicted)
-	}
-	// Full policy keeps everything; chunk keeps the run's share.
-	c.Policy = "full"
-	if k := KeptAt(&c, 1000, 512, 512); k != 1000 {
-		t.Errorf("full keeps %v of 1000", k)
-	}
-	c.Policy = "chunk"
-	if k := KeptAt(&c, 1000, 350, 500); k != 700 {
-		t.Errorf("chunk keeps %v of 1000, want 700", k)
-	}
-	c.Policy, c.Sink, c.Recent, c.Heavy = "tova", 0, 0, 0
-	if k := KeptAt(&c, 1000, 40, 500); k != 40 {
-		t.Errorf("budgetless policy keeps %v, want the run's 40", k)
+// The page's model-scale readout is sim's projection: for Quest (which
+// evicts nothing) on Llama-2-7B at 128K tokens it once showed 21 MB
+// stored where sim.Engine.Project gave 39.7 GB, SnapKV and DuoAttention
+// being wrong the same way.
+func TestScaleToIsSimsProjection(t *testing.T) {
+	const ctx = 128 << 10
+	for _, p := range []string{"quest", "snapkv", "duo", "h2o", "chunk", "full", "streaming"} {
+		c := sim.DefaultConfig()
+		c.Policy, c.Tokens, c.RefStride = p, 400, 0
+		e, err := sim.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.RunTo(c.Tokens)
+		m := FindModel("llama2-7b")
+		sc := ScaleTo(e.Snapshot(0), &c, m, ctx)
+		want := e.Project(sim.Models[0], ctx)
+		if math.Abs(sc.Stored-float64(want)) > 1 {
+			t.Errorf("%s: the page shows %s stored at %d tokens, the projection %s", p, Bytes(sc.Stored), ctx, Bytes(float64(want)))
+		}
+		if sc.Full != float64(sim.Models[0].FP16Bytes(ctx)) || sc.Evicted > sc.Full || (p == "quest" || p == "full") && sc.Evicted != sc.Full {
+			t.Errorf("%s: full %v, after eviction %v", p, sc.Full, sc.Evicted)
+		}
 	}
 	empty := &sim.Snapshot{}
-	if sc := ScaleTo(empty, &c, llama2, 1024); sc.Stored != 0 || math.IsNaN(sc.Stored) {
+	c := sim.DefaultConfig()
+	if sc := ScaleTo(empty, &c, Models[0], 1024); sc.Stored != 0 || math.IsNaN(sc.Stored) {
 		t.Errorf("empty snapshot stores %v", sc.Stored)
 	}
 }
 
 func ExampleScaleTo() {
 	// A run that keeps 64 tokens per head (sinks + heavy hitters + recent)
-	// in INT8 with no metadata: one byte per kept element.
+	// in INT8 per token, projected onto each preset at 32K tokens.
 	c := sim.DefaultConfig()
-	s := snap(c.KVHeads, 1000, 64)
-	s.Mem.Payload = int64(2 * 64 * c.Layers * c.KVHeads * c.HeadDim)
+	c.Tokens, c.RefStride = 400, 0
+	e, err := sim.New(c)
+	if err != nil {
+		panic(err)
+	}
+	e.RunTo(c.Tokens)
+	s := e.Snapshot(0)
 	for _, m := range Models {
 		sc := ScaleTo(s, &c, m, 32768)
-		fmt.Printf("%s at 32K tokens: %s → %s → %s\n", m.Name, Bytes(sc.Full), Bytes(sc.Evicted), Bytes(sc.Stored))
+		fmt.Printf("%s at 32K tokens: %s → %s → %s, %d tokens per head\n", m.Name, Bytes(sc.Full), Bytes(sc.Evicted), Bytes(sc.Stored), sc.Kept)
 	}
 	// Output:
-	// Llama-2-7B at 32K tokens: 16 GiB → 32 MiB → 16 MiB
-	// Llama-3-8B at 32K tokens: 4 GiB → 8 MiB → 4 MiB
-	// Mistral-7B at 32K tokens: 4 GiB → 8 MiB → 4 MiB
+	// Llama-2-7B at 32K tokens: 16 GiB → 32 MiB → 18.8 MiB, 64 tokens per head
+	// Llama-3-8B at 32K tokens: 4 GiB → 8 MiB → 4.69 MiB, 64 tokens per head
+	// Mistral-7B at 32K tokens: 4 GiB → 8 MiB → 4.69 MiB, 64 tokens per head
 }

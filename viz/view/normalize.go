@@ -68,6 +68,12 @@ func Normalize(s *State) []Notice {
 					note(key, *p, v, "not a usable prompt")
 					*p = v
 				}
+			case Source:
+				p := f.s(s, c)
+				if v, _, err := NormalizeSource(*p); err != nil || v != *p {
+					note(key, *p, v, "not a usable model address")
+					*p = v
+				}
 			case Enum:
 				p := f.s(s, c)
 				if !slices.Contains(f.Choices, *p) && !(*p == "" && f.Empty) {
@@ -143,7 +149,7 @@ func defaultEnum(key string) string {
 		return d.Policy
 	case "gran":
 		return d.Granularity
-	case "model":
+	case "scale":
 		return Models[0].Key
 	case "mode":
 		return ModeSynthetic

@@ -93,9 +93,32 @@ type PageModel struct {
 	Error  string `json:"error"`  // why loading failed
 	Status string `json:"status"` // what the page says about it
 
-	Progress float64 `json:"progress"` // a file being converted: 0..1; −1 (or 0 before any) when none
+	Progress float64 `json:"progress"` // a file downloading (0..0.5) or being converted (0.5..1); −1 (or 0 before any) when none
 	Layers   int     `json:"layers"`   // the loaded model's shape
 	Vocab    int     `json:"vocab"`
+
+	Source   string        `json:"source"`   // the loaded model's address (State.Source)
+	Dropped  bool          `json:"dropped"`  // the loaded model came from a dropped or picked file
+	Download *PageDownload `json:"download"` // a file on its way in; nil when none
+	Facts    *ModelFacts   `json:"facts"`    // the loaded model's facts
+	Sinks    string        `json:"sinks"`    // its sink heads (SinkSummary) once measured
+	Cached   []PageCached  `json:"cached"`   // the models kept in the browser's cache
+	CacheOK  bool          `json:"cacheOK"`  // the cache was listed
+}
+
+// PageDownload is a model file on its way in.
+type PageDownload struct {
+	Source    string `json:"source"`
+	Got       int64  `json:"got"`       // bytes so far
+	Total     int64  `json:"total"`     // bytes announced (0: unknown)
+	FromCache bool   `json:"fromCache"` // read from the browser's cache, not the network
+}
+
+// PageCached is a model kept in the browser's cache.
+type PageCached struct {
+	Source string `json:"source"`
+	Name   string `json:"name"`
+	Bytes  int64  `json:"bytes"`
 }
 
 // PageText is the real model's two texts and how far they agree.

@@ -30,6 +30,9 @@ type State struct {
 	Text   string // the model's prompt, sanitized (SanitizePrompt)
 	MaxTok int    // positions the model decodes, prompt and BOS included
 	Repos  bool   // re-position keys within the cache (StreamingLLM)
+	// Source is the model file's address (NormalizeSource): "" for the
+	// stories260K file served beside the page.
+	Source string
 }
 
 // ModelMode reports whether s shows the real model rather than the synthetic stream.

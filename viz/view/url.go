@@ -14,6 +14,8 @@ const maxNotices = 12
 // '#' is skipped): key=value pairs joined by '&', keys as in Fields, "b."
 // prefixes for B's eviction and storage, and optionally preset=<name> and
 // b.preset=<name> (a sim.Presets name, applied before the other keys).
+// A link that gives a model file (model=<address>) and no mode opens
+// real-model mode.
 // Values out of range are clamped and unreadable ones ignored; each
 // adjustment of a setting the link gives yields a notice (settings it does
 // not give are adjusted silently). Any string gives a normalized state; Decode
@@ -63,6 +65,11 @@ func Decode(s string) (State, []Notice) {
 		}
 		given[p.k] = true
 		ns = append(ns, set(&st, p.k, p.v)...)
+	}
+	// A link that names a model file opens it: real-model mode, unless
+	// the link sets the mode itself.
+	if given["model"] && st.Source != "" && !given["mode"] {
+		st.Mode = ModeModel
 	}
 	// Adjustments of settings the link did not give are silent: the
 	// visitor sees them in the controls.

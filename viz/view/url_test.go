@@ -45,7 +45,18 @@ func TestDecodeTable(t *testing.T) {
 		{"at clamps", "at=99999", func(s *State) bool { return s.At == 512 }, 2},
 		{"bool words", "play=off&shared=yes", func(s *State) bool { return !s.Playing && s.A.Shared }, 0},
 		{"bad bool", "play=maybe", func(s *State) bool { return s.Playing }, 1},
-		{"model", "model=mistral-7b&ctx=131072", func(s *State) bool { return s.Model == "mistral-7b" && s.Context == 131072 }, 0},
+		{"scale", "scale=mistral-7b&ctx=131072", func(s *State) bool { return s.Model == "mistral-7b" && s.Context == 131072 }, 0},
+		{"scale as older links wrote it", "model=mistral-7b&ctx=131072", func(s *State) bool {
+			return s.Model == "mistral-7b" && s.Context == 131072 && s.Source == "" && !s.ModelMode()
+		}, 0},
+		{"model file opens real-model mode", "model=https%3A%2F%2Fhuggingface.co%2Fa%2Fb%2Fresolve%2Fmain%2Fc.gguf", func(s *State) bool {
+			return s.Source == "https://huggingface.co/a/b/resolve/main/c.gguf" && s.ModelMode()
+		}, 0},
+		{"model file with its mode", "mode=synthetic&model=x.gguf", func(s *State) bool { return s.Source == "x.gguf" && !s.ModelMode() }, 0},
+		{"model file page rewritten", "model=https://huggingface.co/a/b/blob/main/c.gguf", func(s *State) bool {
+			return s.Source == "https://huggingface.co/a/b/resolve/main/c.gguf" && s.ModelMode()
+		}, 1},
+		{"model file refused", "model=javascript:alert(1)", func(s *State) bool { return s.Source == "" && !s.ModelMode() }, 1},
 		{"model mode", "mode=model&text=Once+upon+a+time%2C+a+cat&mtokens=80&repos=1&layer=4&at=80", func(s *State) bool {
 			return s.ModelMode() && s.Text == "Once upon a time, a cat" && s.MaxTok == 80 && s.Repos && s.Layer == 4 && s.At == 80
 		}, 0},

@@ -119,7 +119,7 @@ func TestPresetApplies(t *testing.T) {
 }
 
 func TestURLReproducesSettings(t *testing.T) {
-	link := "policy=streaming&sink=2&recent=48&bits=4&gran=kivi&residual=32&seed=42&heads=4&kvheads=4&tokens=300&at=150&play=0&model=mistral-7b&ctx=131072"
+	link := "policy=streaming&sink=2&recent=48&bits=4&gran=kivi&residual=32&seed=42&heads=4&kvheads=4&tokens=300&at=150&play=0&scale=mistral-7b&ctx=131072"
 	tb := open(t, link)
 	s := tb.settle()
 	want := map[string]any{"Policy": "streaming", "Sink": 2.0, "Recent": 48.0, "Bits": 4.0, "Granularity": "kivi",

@@ -111,7 +111,8 @@ func (w *worker) fail(id int, err error) {
 }
 
 func (w *worker) loadModel(b []byte, id int) {
-	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+	// As the page loads it: every non-F32 matrix kept in the file's bytes.
+	m, err := model.LoadBytes(b, model.Options{KeepQuantized: true})
 	if err != nil {
 		w.fail(id, err)
 		return
@@ -268,7 +269,11 @@ func (w *worker) sinks(r sinksRequest) error {
 	}
 	pieces := make([]string, len(toks))
 	for i, t := range toks {
-		pieces[i] = w.model.Tokenizer.Piece(t)
+		prev := -1
+		if i > 0 {
+			prev = toks[i-1]
+		}
+		pieces[i] = w.model.Tokenizer.TokenText(prev, t)
 	}
 	out := make([]map[string]any, len(curves))
 	for i, c := range curves {

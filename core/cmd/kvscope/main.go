@@ -6,6 +6,8 @@
 //	kvscope -policy h2o -sink 4 -recent 32 -heavy 28 -bits 4 -json -every 50
 //	kvscope -trace llama.npz -policy streaming -bits 32
 //	kvscope -sweep -sweep-bits 16,8,4,2 > sweep.csv
+//	kvscope -model qwen3.gguf -tokenize < text.txt
+//	kvscope -model stories260K.gguf -ids 1,403,407 -logits logits.f32
 //
 // Run kvscope -help for every flag.
 package main
@@ -27,7 +29,7 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := runWith(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "kvscope:", err)
 		}
@@ -47,6 +49,7 @@ type options struct {
 	layer  int
 	task   taskOptions
 	sweep  sweepOptions
+	tokens tokenOptions
 }
 
 // flags binds every setting to a FlagSet.
@@ -67,6 +70,7 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.layer, "layer", 0, "with -json, the layer whose kept positions and roles are printed")
 	taskFlags(fs, &o.task)
 	sweepFlags(fs, &o.sweep)
+	tokenFlags(fs, &o.tokens)
 
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "stream seed: same seed and settings give the same run")
 	fs.IntVar(&c.Layers, "layers", c.Layers, "layers simulated")
@@ -103,7 +107,13 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// run is runWith without standard input.
 func run(args []string, stdout, stderr io.Writer) error {
+	return runWith(args, strings.NewReader(""), stdout, stderr)
+}
+
+// runWith runs the command with args; -tokenize reads stdin.
+func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// First pass: find the preset, so explicit flags override it.
 	cfg, o := sim.DefaultConfig(), options{}
 	if err := flags(&cfg, &o, io.Discard).Parse(args); err != nil {
@@ -136,6 +146,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.task.kind != "" && o.sweep.on {
 		return fmt.Errorf("-task and -sweep are separate runs: give one")
+	}
+	if o.tokens.on() {
+		if o.task.kind != "" || o.sweep.on {
+			return fmt.Errorf("-tokenize, -ids and -logits are runs of their own: drop -task and -sweep")
+		}
+		return runTokens(stdin, stdout, o.model, o.tokens)
 	}
 	if o.task.kind != "" {
 		w := bufio.NewWriter(stdout)

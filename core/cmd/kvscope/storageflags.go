@@ -14,12 +14,26 @@ import (
 // the storage.
 func storageFlags(fs *flag.FlagSet, c *sim.Config) {
 	fs.StringVar(&c.Rotate, "rotate", c.Rotate, "storage: rotate keys and values by H/√d before quantizing (queries alike): none or hadamard (QuaRot, SpinQuant)")
-	fs.StringVar(&c.Quant, "quant", c.Quant, "storage quantizer for -bits 8..2: "+strings.Join(store.Quantizers, ", ")+
-		"; uniform: scale + zero point per -granularity; turbo: TurboQuant-MSE (norm, random rotation, Lloyd–Max codebook); "+
-		"turbo-prod: keys as (bits−1)-bit turbo + 1-bit QJL sketch of the residual (unbiased q·k), values turbo; qjl: keys as bits·dim sign bits of a Gaussian sketch + norm, values uniform")
+	fs.StringVar(&c.Quant, "quant", c.Quant, quantHelp())
 	fs.Float64Var(&c.OutliersFP16, "outliers-fp16", c.OutliersFP16, "storage: `share` of each token's values kept exactly in FP16 with their indices, the rest quantized (KVQuant's dense-and-sparse; 0 off, at most 0.5)")
 	fs.IntVar(&c.SinkFP16, "sink-fp16", c.SinkFP16, "storage: first `n` tokens kept in FP16 whatever -bits (sink-aware precision)")
 	fs.Uint64Var(&c.SketchSeed, "sketch-seed", c.SketchSeed, "storage: seed of the random rotation (turbo, turbo-prod) and Gaussian sketch (turbo-prod, qjl); each layer and head draws its own from it")
+}
+
+// quantHelp is the -quant flag's help: every quantizer store knows, with
+// its own description (and the values' quantizer where it differs).
+func quantHelp() string {
+	var b strings.Builder
+	b.WriteString("storage quantizer for -bits 8..2: " + strings.Join(store.Quantizers, ", "))
+	for i := range store.Quantizers {
+		d, _ := store.Quantizer(i).Def()
+		if d.Values != "" {
+			fmt.Fprintf(&b, "; %s: keys as %s, values %s", d.Name, d.Help, d.Values)
+		} else {
+			fmt.Fprintf(&b, "; %s: %s", d.Name, d.Help)
+		}
+	}
+	return b.String()
 }
 
 // storageSummary prints what the storage options hold, when they hold

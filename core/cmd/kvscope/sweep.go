@@ -85,27 +85,6 @@ func split(s string) []string {
 	return out
 }
 
-// sweepHeader is the CSV header of a sweep; modelHeader is added with -model.
-var (
-	sweepHeader = []string{"policy", "budget", "sink", "recent", "heavy", "drop", "bits", "granularity",
-		"bytes", "full_bytes", "ratio", "mass", "output_error", "kl", "key_error", "value_error"}
-	modelHeader = []string{"top1", "next_kl", "ppl", "ppl_full"}
-)
-
-// csvRecord writes r as the header's columns; numbers in Go's shortest
-// exact form, so a notebook reads back the very values.
-func csvRecord(r sim.Row, withModel bool) []string {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	rec := []string{r.Policy, strconv.Itoa(r.Budget), strconv.Itoa(r.Sink), strconv.Itoa(r.Recent), strconv.Itoa(r.Heavy),
-		f(r.DropShare), strconv.Itoa(r.Bits), r.Granularity,
-		strconv.FormatInt(r.Bytes, 10), strconv.FormatInt(r.FullBytes, 10), f(r.Ratio),
-		f(r.Mass), f(r.OutErr), f(r.KL), f(r.KErr), f(r.VErr)}
-	if withModel {
-		rec = append(rec, f(r.Top1), f(r.NextKL), f(r.PPL), f(r.PPLFull))
-	}
-	return rec
-}
-
 // runSweep prints the sweep of cfg's stream (or, with -model, of the
 // model's run) as CSV, one row as each configuration completes.
 func runSweep(stdout io.Writer, cfg sim.Config, o options) error {
@@ -119,15 +98,11 @@ func runSweep(stdout io.Writer, cfg sim.Config, o options) error {
 	bw := bufio.NewWriter(stdout)
 	w := csv.NewWriter(bw)
 	withModel := o.model != ""
-	header := sweepHeader
-	if withModel {
-		header = append(append([]string(nil), sweepHeader...), modelHeader...)
-	}
-	if err := w.Write(header); err != nil {
+	if err := w.Write(sim.CSVHeader(withModel)); err != nil {
 		return err
 	}
 	emit := func(r sim.Row) error {
-		if err := w.Write(csvRecord(r, withModel)); err != nil {
+		if err := w.Write(r.CSV(withModel)); err != nil {
 			return err
 		}
 		w.Flush()

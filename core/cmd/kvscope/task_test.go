@@ -76,7 +76,7 @@ func TestTaskArguments(t *testing.T) {
 		{"-task fetch -model " + path, "unknown task"},
 		{"-task copy -depths 0,x -model " + path, "-depths"},
 		{"-task copy -budgets 8,,16 -model " + path, "-budgets"},
-		{"-task copy -policies chunk -model " + path, "chunk"},
+		{"-task copy -policies lru -model " + path, "lru"},
 		{"-task copy -task-seeds 0 -model " + path, "-task-seeds"},
 		{"-task copy -task-length 600 -model " + path, "length"},
 	} {

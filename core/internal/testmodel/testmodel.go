@@ -13,9 +13,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/model/gguf"
 )
 
 // SHA256 is the digest of the expected stories260K.gguf (1,182,656 bytes).
@@ -85,3 +87,54 @@ func Model(tb testing.TB) *model.Model {
 	}
 	return m
 }
+
+// Vocabs names the vocabulary-only GGUF files of real tokenizers in
+// ../shared/vocabs/ beside the checkout (see its README for their sources).
+var Vocabs = []string{"llama3", "qwen3", "gpt2", "smollm", "llama2", "gemma3"}
+
+// VocabPath returns the path of vocabulary name (one of Vocabs). When the
+// file is missing it skips tb, unless CI=true, where it fails tb.
+func VocabPath(tb testing.TB, name string) string {
+	tb.Helper()
+	p, err := Path()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p = filepath.Join(filepath.Dir(filepath.Dir(p)), "vocabs", name+".gguf")
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("vocabulary %s missing at %s", name, p)
+		}
+		tb.Skipf("vocabulary %s missing at %s", name, p)
+	} else if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// Tokenizer loads the tokenizer of vocabulary name (skipping or failing tb
+// as VocabPath does). Tokenizers are read-only, so each is loaded once per
+// test binary and shared.
+func Tokenizer(tb testing.TB, name string) *model.Tokenizer {
+	tb.Helper()
+	path := VocabPath(tb, name)
+	if tok, ok := tokenizers.Load(path); ok {
+		return tok.(*model.Tokenizer)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f, err := gguf.Load(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tok, err := model.TokenizerFromGGUF(f)
+	if err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
+	tokenizers.Store(path, tok)
+	return tok
+}
+
+var tokenizers sync.Map // path → *model.Tokenizer

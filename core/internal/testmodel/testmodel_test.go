@@ -70,3 +70,45 @@ func TestBytesOutcomes(t *testing.T) {
 		t.Errorf("corrupt model: failed %q, %d bytes returned", r.failed, len(b))
 	}
 }
+
+func callVocab(tb testing.TB, name string) (r *recorder, path string) {
+	r = &recorder{TB: tb}
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(stop); !ok {
+				panic(p)
+			}
+		}
+	}()
+	return r, VocabPath(r, name)
+}
+
+func TestVocabPathOutcomes(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(repo)
+	t.Setenv("CI", "")
+	if r, _ := callVocab(t, "gpt2"); !strings.Contains(r.skipped, "missing") || r.failed != "" {
+		t.Errorf("absent vocabulary outside CI: skipped %q failed %q, want a skip", r.skipped, r.failed)
+	}
+	t.Setenv("CI", "true")
+	if r, _ := callVocab(t, "gpt2"); !strings.Contains(r.failed, "missing") {
+		t.Errorf("absent vocabulary in CI: failed %q, want a failure", r.failed)
+	}
+	vocabs := filepath.Join(root, "shared", "vocabs")
+	if err := os.MkdirAll(vocabs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(vocabs, "gpt2.gguf"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, p := callVocab(t, "gpt2"); r.failed != "" || r.skipped != "" || p != filepath.Join(vocabs, "gpt2.gguf") {
+		t.Errorf("present vocabulary: path %q, failed %q skipped %q", p, r.failed, r.skipped)
+	}
+}

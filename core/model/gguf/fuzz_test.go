@@ -2,6 +2,7 @@ package gguf_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"testing"
 
@@ -10,9 +11,10 @@ import (
 	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
 
-// FuzzLoad feeds arbitrary bytes to Load: it must return an error or a File
-// whose tensors all decode, never panic. Seeds: small valid files of every
-// version, and the first 4 KiB of the real model when it is present.
+// FuzzLoad feeds arbitrary bytes to Load and LoadBytes: they must agree and
+// return an error or a File whose tensors of every decodable type decode
+// to the same values either way, never panic. Seeds: small valid files of
+// every version, and the first 4 KiB of the real model when it is present.
 func FuzzLoad(f *testing.F) {
 	for _, v := range []uint32{1, 2, 3} {
 		f.Add(ggufwrite.Encode(v, allTypesKVs(), testTensors()))
@@ -25,6 +27,10 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := gguf.Load(bytes.NewReader(data), int64(len(data)))
+		fb, errb := gguf.LoadBytes(data)
+		if (err == nil) != (errb == nil) {
+			t.Fatalf("Load: %v; LoadBytes: %v", err, errb)
+		}
 		if err != nil {
 			return
 		}
@@ -33,10 +39,20 @@ func FuzzLoad(f *testing.F) {
 			if ti.NumBytes() > uint64(len(data)) {
 				t.Fatalf("tensor %q claims %d bytes in a %d-byte file", ti.Name, ti.NumBytes(), len(data))
 			}
-			switch ti.Type {
-			case gguf.TypeF32, gguf.TypeF16, gguf.TypeBF16, gguf.TypeQ8_0:
-				if _, err := file.ReadFloat32(ti.Name); err != nil {
-					t.Fatalf("tensor %q: %v", ti.Name, err)
+			if _, err := ti.Type.Codec(); err != nil {
+				continue
+			}
+			a, err := file.ReadFloat32(ti.Name)
+			if err != nil {
+				t.Fatalf("tensor %q: %v", ti.Name, err)
+			}
+			b, err := fb.ReadFloat32(ti.Name)
+			if err != nil {
+				t.Fatalf("tensor %q from bytes: %v", ti.Name, err)
+			}
+			for j := range a {
+				if math.Float32bits(a[j]) != math.Float32bits(b[j]) {
+					t.Fatalf("tensor %q value %d: %v, from bytes %v", ti.Name, j, a[j], b[j])
 				}
 			}
 		}

@@ -1,5 +1,9 @@
 // Package gguf reads GGUF model files (versions 1 to 3): metadata, tensor
-// descriptions and tensor data decoded to float32.
+// descriptions and tensor data decoded to float32. It is also the one
+// description of ggml's tensor types: block sizes, and for the types used
+// by small real models (F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K,
+// Q5_K, Q6_K) a Codec that dequantizes a row bit for bit as llama.cpp does,
+// dots a stored row with a float32 vector, and encodes float32 values.
 //
 // Load validates every count, length, dimension and offset against the file
 // size before allocating, so truncated or hostile input yields an error, never a
@@ -7,6 +11,7 @@
 package gguf
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 )
@@ -18,9 +23,9 @@ const Magic = "GGUF"
 // general.alignment key.
 const DefaultAlignment = 32
 
-// File is a parsed GGUF file. Tensor data stays in the underlying io.ReaderAt and
-// is read on demand by ReadFloat32; the reader must stay valid while the File is
-// used.
+// File is a parsed GGUF file. Tensor data stays in the underlying io.ReaderAt
+// (or byte slice, see LoadBytes) and is read on demand by ReadFloat32 and
+// ReadBytes; the reader must stay valid while the File is used.
 type File struct {
 	Version uint32
 	// Alignment of the tensor data (general.alignment, or DefaultAlignment).
@@ -33,6 +38,7 @@ type File struct {
 	DataOffset int64
 
 	r       io.ReaderAt
+	data    []byte // the whole file, for a File from LoadBytes
 	size    int64
 	kvIndex map[string]int
 	tIndex  map[string]int
@@ -162,6 +168,19 @@ func Load(r io.ReaderAt, size int64) (*File, error) {
 			return nil, fmt.Errorf("gguf: tensor %q (%d bytes at data offset %d) extends past the end of the file (%d data bytes)", t.Name, nb, t.Offset, avail)
 		}
 	}
+	return f, nil
+}
+
+// LoadBytes is Load for a file held in memory. The File then reads tensor
+// data without copying: ReadBytes returns sub-slices of b, and whatever
+// keeps them (a model's kept-quantized matrices) aliases b. The caller must
+// not modify b while the File or anything read from it is in use.
+func LoadBytes(b []byte) (*File, error) {
+	f, err := Load(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, err
+	}
+	f.data = b
 	return f, nil
 }
 

@@ -148,7 +148,7 @@ func TestReadFloat32(t *testing.T) {
 func TestReadFloat32Errors(t *testing.T) {
 	data := ggufwrite.Encode(2, nil, []ggufwrite.Tensor{
 		ggufwrite.F32("f", []float32{1, 2}, 2),
-		{Name: "q4", Dims: []uint64{32}, Type: gguf.TypeQ4_1, Data: make([]byte, 20)},
+		{Name: "blk.0.attn_q.weight", Dims: []uint64{256}, Type: gguf.TypeQ2_K, Data: make([]byte, 84)},
 	})
 	f, err := gguf.Load(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -157,12 +157,52 @@ func TestReadFloat32Errors(t *testing.T) {
 	if _, err := f.ReadFloat32("missing"); err == nil || !strings.Contains(err.Error(), "no tensor") {
 		t.Errorf("missing tensor: err = %v", err)
 	}
-	if _, err := f.ReadFloat32("q4"); err == nil || !strings.Contains(err.Error(), "cannot decode") {
-		t.Errorf("Q4_1: err = %v", err)
+	if _, err := f.ReadFloat32("blk.0.attn_q.weight"); err == nil || err.Error() != `gguf: tensor "blk.0.attn_q.weight": type Q2_K not supported` {
+		t.Errorf("Q2_K: err = %v", err)
 	}
 	ti, _ := f.Tensor("f")
 	if err := f.ReadFloat32Into(ti, make([]float32, 3)); err == nil {
 		t.Error("wrong destination length: no error")
+	}
+}
+
+// A File from LoadBytes reads the same values as one from Load, and its
+// ReadBytes are sub-slices of the loaded bytes, capacity clipped.
+func TestLoadBytes(t *testing.T) {
+	data := ggufwrite.Encode(3, allTypesKVs(), testTensors())
+	fr, err := gguf.Load(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := gguf.LoadBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fr.Tensors, fb.Tensors) || !reflect.DeepEqual(fr.Metadata, fb.Metadata) {
+		t.Fatal("LoadBytes parsed another header")
+	}
+	for i := range fb.Tensors {
+		ti := &fb.Tensors[i]
+		a, err1 := fr.ReadFloat32(ti.Name)
+		b, err2 := fb.ReadFloat32(ti.Name)
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: %v, %v", ti.Name, err1, err2)
+		}
+		raw, err := fb.ReadBytes(ti)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := fb.DataOffset + int64(ti.Offset)
+		if len(raw) != int(ti.NumBytes()) || cap(raw) != len(raw) || &raw[0] != &data[start] {
+			t.Fatalf("%s: ReadBytes is not data[%d:%d] clipped", ti.Name, start, start+int64(ti.NumBytes()))
+		}
+	}
+	bad := gguf.TensorInfo{Name: "x", Dims: []uint64{32}, Type: gguf.TypeQ8_0, Offset: uint64(len(data))}
+	if _, err := fb.ReadBytes(&bad); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("a tensor past the end: err = %v", err)
+	}
+	if _, err := gguf.LoadBytes(data[:10]); err == nil {
+		t.Error("LoadBytes accepted a truncated header")
 	}
 }
 
@@ -248,7 +288,7 @@ func TestLoadErrors(t *testing.T) {
 		{"five dims", tensor("t", []uint64{1, 1, 1, 1, 1}, 0, 0, 0), "5 dimensions"},
 		{"zero dim", tensor("t", []uint64{4, 0}, 0, 0, 0), "dimension 1 is 0"},
 		{"overflowing dims", tensor("t", []uint64{1 << 30, 1 << 30, 1 << 30}, 0, 0, 0), "more than"},
-		{"unknown tensor type", tensor("t", []uint64{4}, 77, 0, 16), "unsupported tensor type"},
+		{"unknown tensor type", tensor("t", []uint64{4}, 77, 0, 16), "unknown tensor type"},
 		{"partial block", tensor("t", []uint64{16}, uint32(gguf.TypeQ8_0), 0, 34), "block size"},
 		{"data past end", tensor("t", []uint64{4}, 0, 0, 15), "past the end"},
 		{"offset past end", tensor("t", []uint64{4}, 0, 1<<63, 16), "past the end"},

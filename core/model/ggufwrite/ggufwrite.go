@@ -12,7 +12,6 @@ import (
 	"math"
 
 	"github.com/kvscope/kvscope/core/model/gguf"
-	"github.com/x448/float16"
 )
 
 // Tensor is one tensor to encode; Data holds its raw little-endian bytes.
@@ -23,90 +22,60 @@ type Tensor struct {
 	Data []byte
 }
 
-// F32 returns a tensor of type F32 holding x.
-func F32(name string, x []float32, dims ...uint64) Tensor {
-	b := make([]byte, 4*len(x))
-	for i, v := range x {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+// Quant returns a tensor of type typ holding x, encoded by typ's gguf.Codec
+// (ggml's reference quantizers; F16 and BF16 round to nearest even). dims
+// are innermost first and their product must be len(x). It returns an error
+// for a type package gguf cannot encode, or a len(x) that is not a whole
+// number of rows of whole blocks.
+func Quant(name string, typ gguf.TensorType, x []float32, dims ...uint64) (Tensor, error) {
+	c, err := typ.Codec()
+	if err != nil {
+		return Tensor{}, fmt.Errorf("ggufwrite: tensor %q: %w", name, err)
 	}
-	return Tensor{Name: name, Dims: dims, Type: gguf.TypeF32, Data: b}
+	n := uint64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	be := uint64(typ.BlockElems())
+	if len(dims) == 0 || n != uint64(len(x)) || dims[0]%be != 0 {
+		return Tensor{}, fmt.Errorf("ggufwrite: tensor %q: %d values in dims %s, rows of whole %v blocks of %d", name, len(x), gguf.DimsString(dims), typ, be)
+	}
+	b := make([]byte, typ.RowBytes(len(x)))
+	c.Quantize(b, x)
+	return Tensor{Name: name, Dims: dims, Type: typ, Data: b}, nil
 }
+
+// must is Quant for the helpers below, which panic on bad input (test
+// helpers).
+func must(name string, typ gguf.TensorType, x []float32, dims []uint64) Tensor {
+	t, err := Quant(name, typ, x, dims...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// F32 returns a tensor of type F32 holding x.
+func F32(name string, x []float32, dims ...uint64) Tensor { return must(name, gguf.TypeF32, x, dims) }
 
 // F16 returns a tensor of type F16 holding x rounded to half precision.
-func F16(name string, x []float32, dims ...uint64) Tensor {
-	b := make([]byte, 2*len(x))
-	for i, v := range x {
-		binary.LittleEndian.PutUint16(b[2*i:], float16.Fromfloat32(v).Bits())
-	}
-	return Tensor{Name: name, Dims: dims, Type: gguf.TypeF16, Data: b}
-}
-
-// Q8_0 returns a tensor of type Q8_0 holding x quantized in blocks of 32
-// (len(x) must be a multiple of 32).
-func Q8_0(name string, x []float32, dims ...uint64) Tensor {
-	b := make([]byte, 0, len(x)/32*34)
-	for blk := 0; blk+32 <= len(x); blk += 32 {
-		var amax float32
-		for _, v := range x[blk : blk+32] {
-			amax = max(amax, float32(math.Abs(float64(v))))
-		}
-		d := amax / 127
-		b = binary.LittleEndian.AppendUint16(b, float16.Fromfloat32(d).Bits())
-		for _, v := range x[blk : blk+32] {
-			q := 0.0
-			if d != 0 {
-				q = math.Round(float64(v / d))
-			}
-			b = append(b, byte(int8(q)))
-		}
-	}
-	return Tensor{Name: name, Dims: dims, Type: gguf.TypeQ8_0, Data: b}
-}
+func F16(name string, x []float32, dims ...uint64) Tensor { return must(name, gguf.TypeF16, x, dims) }
 
 // BF16 returns a tensor of type BF16 holding x rounded to bfloat16 (the top
 // 16 bits of the float32, rounded to nearest even; NaN stays NaN).
-func BF16(name string, x []float32, dims ...uint64) Tensor {
-	b := make([]byte, 2*len(x))
-	for i, v := range x {
-		u := math.Float32bits(v)
-		if v != v {
-			u |= 1 << 22 // keep a quiet NaN after truncation
-		} else {
-			u += 0x7FFF + (u>>16)&1
-		}
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(u>>16))
-	}
-	return Tensor{Name: name, Dims: dims, Type: gguf.TypeBF16, Data: b}
-}
+func BF16(name string, x []float32, dims ...uint64) Tensor { return must(name, gguf.TypeBF16, x, dims) }
+
+// Q8_0 returns a tensor of type Q8_0 holding x quantized in blocks of 32
+// (len(x) must be a multiple of 32) as llama.cpp does: d = max |x|/127,
+// each quant round(x/d).
+func Q8_0(name string, x []float32, dims ...uint64) Tensor { return must(name, gguf.TypeQ8_0, x, dims) }
 
 // Q4_0 returns a tensor of type Q4_0 holding x quantized in blocks of 32
 // (len(x) must be a multiple of 32) as llama.cpp does: the scale d is the
 // block's value of largest magnitude divided by −8, each quant is
 // min(15, ⌊x/d + 8.5⌋), and byte j holds quant j in its low nibble and
 // quant j+16 in its high nibble.
-func Q4_0(name string, x []float32, dims ...uint64) Tensor {
-	b := make([]byte, 0, len(x)/32*18)
-	for blk := 0; blk+32 <= len(x); blk += 32 {
-		xs := x[blk : blk+32]
-		var amax, mx float32
-		for _, v := range xs {
-			if a := float32(math.Abs(float64(v))); a > amax {
-				amax, mx = a, v
-			}
-		}
-		d := mx / -8
-		var id float32
-		if d != 0 {
-			id = 1 / d
-		}
-		b = binary.LittleEndian.AppendUint16(b, float16.Fromfloat32(d).Bits())
-		q := func(v float32) byte { return byte(min(15, int8(v*id+8.5))) }
-		for j := range 16 {
-			b = append(b, q(xs[j])|q(xs[j+16])<<4)
-		}
-	}
-	return Tensor{Name: name, Dims: dims, Type: gguf.TypeQ4_0, Data: b}
-}
+func Q4_0(name string, x []float32, dims ...uint64) Tensor { return must(name, gguf.TypeQ4_0, x, dims) }
 
 // Encode returns a GGUF file of the given version (1, 2 or 3). The alignment is
 // taken from a general.alignment entry in kvs if present, else

@@ -44,6 +44,38 @@ func Handler(dir string) http.Handler {
 	})
 }
 
+// Clean returns prefix as a URL path that starts and ends with "/".
+func Clean(prefix string) string {
+	p := path.Clean("/" + prefix)
+	if p != "/" {
+		p += "/"
+	}
+	return p
+}
+
+// Under serves h under the URL path prefix, as a host serves a project
+// site below its root (GitHub Pages: /<repo>/): a request below the prefix
+// reaches h with the prefix removed, the prefix without its slash is
+// redirected to it, and anything else is 404 — so a page that asks for an
+// absolute URL fails visibly.
+func Under(prefix string, h http.Handler) http.Handler {
+	p := Clean(prefix)
+	if p == "/" {
+		return h
+	}
+	inner := http.StripPrefix(strings.TrimSuffix(p, "/"), h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == strings.TrimSuffix(p, "/"):
+			http.Redirect(w, r, p, http.StatusMovedPermanently)
+		case strings.HasPrefix(r.URL.Path, p):
+			inner.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
 // compressed opens the precompressed copy of the file r asks for, when the
 // request accepts gzip and the copy is at least as new as the file.
 func compressed(dir string, r *http.Request) (*os.File, bool) {

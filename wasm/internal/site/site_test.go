@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/kvscope/kvscope/viz/view"
 )
 
 func write(t *testing.T, name string, data []byte, mod time.Time) {
@@ -123,6 +125,59 @@ func TestAcceptsGzip(t *testing.T) {
 	} {
 		if got := acceptsGzip(c.header); got != c.want {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", c.header, got, c.want)
+		}
+	}
+}
+
+func TestUnder(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "index.html"), []byte("page"), time.Now())
+	h := Under("course/kvscope", Handler(dir))
+	tests := []struct {
+		path string
+		code int
+		body string
+	}{
+		{"/course/kvscope/", 200, "page"},
+		{"/course/kvscope/index.html", 301, ""}, // FileServer's own redirect to the folder
+		{"/course/kvscope", 301, ""},
+		{"/index.html", 404, ""},
+		{"/", 404, ""},
+		{"/course/kvscopeX/", 404, ""},
+	}
+	for _, tc := range tests {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.path, nil))
+		if rec.Code != tc.code || (tc.body != "" && rec.Body.String() != tc.body) {
+			t.Errorf("%s: %d %q, want %d %q", tc.path, rec.Code, rec.Body.String(), tc.code, tc.body)
+		}
+	}
+	if got := rec301(h, "/course/kvscope"); got != "/course/kvscope/" {
+		t.Errorf("redirect to %q", got)
+	}
+	for in, want := range map[string]string{"": "/", "/": "/", "a": "/a/", "/a/b/": "/a/b/", "a//b": "/a/b/"} {
+		if got := Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func rec301(h http.Handler, p string) string {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+	return rec.Header().Get("Location")
+}
+
+// TestPagesWorkflowModel: the Pages workflow fetches the model the page
+// knows (its sha256 is the page's), through the script make test-site runs.
+func TestPagesWorkflowModel(t *testing.T) {
+	wf, err := os.ReadFile("../../../.github/workflows/pages.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"MODEL_SHA256: " + view.KnownModelSHA256, ".github/scripts/fetch-model.sh", "make site", "actions/deploy-pages", "actions/upload-pages-artifact"} {
+		if !bytes.Contains(wf, []byte(want)) {
+			t.Errorf("pages.yml lacks %q", want)
 		}
 	}
 }

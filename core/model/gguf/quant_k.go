@@ -1,0 +1,487 @@
+package gguf
+
+import "math"
+
+// The K-quants: super-blocks of 256 values (ggml-common.h block_q4_K,
+// block_q5_K, block_q6_K).
+//
+//	Q4_K (144 bytes): d, dmin (halves), 12 scale bytes, 128 quant bytes.
+//	  Eight sub-blocks of 32 values, each with a 6-bit scale sc and a
+//	  6-bit min m packed in the 12 bytes (scaleMinK4). Quant byte run c
+//	  (32 bytes, c < 4) holds sub-block 2c in its low nibbles and 2c+1 in
+//	  its high ones. w = d·sc·q − dmin·m.
+//	Q5_K (176 bytes): d, dmin, 12 scale bytes as Q4_K, 32 bytes qh, 128
+//	  quant bytes as Q4_K. The fifth bit of value l of sub-block 2c is bit
+//	  2c of qh[l], of sub-block 2c+1 bit 2c+1. w = d·sc·(q + 16·h) − dmin·m.
+//	Q6_K (210 bytes): ql[128], qh[64], 16 int8 scales, then d at offset
+//	  208. Each half n of 128 values uses ql[64n:], qh[32n:] and
+//	  scales[8n:]; for l < 32, values l, l+32, l+64, l+96 of the half are
+//	  the low nibble of ql[l], the low nibble of ql[l+32], the high nibble
+//	  of ql[l], the high nibble of ql[l+32], each with two high bits from
+//	  qh[l] (bits 0–1, 2–3, 4–5, 6–7), minus 32; their scales are
+//	  scales[l/16 + 0, 2, 4, 6]. w = d·scale·q.
+var (
+	codecQ4_K = Codec{dequant: dequantQ4_K, quant: quantQ4_K}
+	codecQ5_K = Codec{dequant: dequantQ5_K, quant: quantQ5_K}
+	codecQ6_K = Codec{dequant: dequantQ6_K, dot: dotQ6_K, quant: quantQ6_K}
+)
+
+// scaleMinK4 returns the 6-bit scale and min of sub-block j (< 8) packed
+// in the 12 scale bytes of a Q4_K or Q5_K block (ggml's get_scale_min_k4):
+// sub-blocks 0–3 use the low 6 bits of q[j] and q[j+4]; sub-blocks 4–7 the
+// nibbles of q[j+4] and, as their top two bits, the high bits of q[j−4]
+// and q[j].
+func scaleMinK4(j int, q *[12]byte) (sc, m uint8) {
+	if j < 4 {
+		return q[j] & 63, q[j+4] & 63
+	}
+	return q[j+4]&0xF | q[j-4]>>6<<4, q[j+4]>>4 | q[j]>>6<<4
+}
+
+// putScaleMinK4 packs the 6-bit scale and min of sub-block j, the inverse
+// of scaleMinK4; q must start zeroed.
+func putScaleMinK4(j int, q *[12]byte, sc, m uint8) {
+	if j < 4 {
+		q[j], q[j+4] = sc, m
+		return
+	}
+	q[j+4] = sc&0xF | m&0xF<<4
+	q[j-4] |= sc >> 4 << 6
+	q[j] |= m >> 4 << 6
+}
+
+func dequantQ4_K(dst []float32, src []byte) {
+	for ; len(dst) >= 256; dst, src = dst[256:], src[144:] {
+		b, y := (*[144]byte)(src), (*[256]float32)(dst)
+		d, dmin := half(b[0:2]), half(b[2:4])
+		sc := (*[12]byte)(b[4:16])
+		for c := range 4 {
+			s0, m0 := scaleMinK4(2*c, sc)
+			s1, m1 := scaleMinK4(2*c+1, sc)
+			d1, mn1 := d*float32(s0), dmin*float32(m0)
+			d2, mn2 := d*float32(s1), dmin*float32(m1)
+			q := (*[32]byte)(b[16+32*c:])
+			lo, hi := (*[32]float32)(y[64*c:]), (*[32]float32)(y[64*c+32:])
+			for l, v := range q {
+				lo[l] = float32(d1*float32(v&15)) - mn1
+				hi[l] = float32(d2*float32(v>>4)) - mn2
+			}
+		}
+	}
+}
+
+// dotQ4_K takes xs[k] = Σ x[32k:32k+32] (see Codec.MulVec).
+func dotQ4_K(row []byte, x, xs []float32) float32 {
+	var s float32
+	for ; len(x) >= 256 && len(xs) >= 8; row, x, xs = row[144:], x[256:], xs[8:] {
+		b, xk := (*[144]byte)(row), (*[8]float32)(xs)
+		sc := (*[12]byte)(b[4:16])
+		var sq, sm float32 // Σ sc·Σq·x and Σ m·Σx over the sub-blocks
+		for c := range 4 {
+			s0, m0 := scaleMinK4(2*c, sc)
+			s1, m1 := scaleMinK4(2*c+1, sc)
+			a0, a1 := dotNibbles(&lo4, &hi4, (*[32]byte)(b[16+32*c:]), (*[32]float32)(x[64*c:]), (*[32]float32)(x[64*c+32:]))
+			sq += u8f[s0]*a0 + u8f[s1]*a1
+			sm += u8f[m0]*xk[2*c] + u8f[m1]*xk[2*c+1]
+		}
+		s += half(b[0:2])*sq - half(b[2:4])*sm
+	}
+	return s
+}
+
+// quantQ4_K is quantize_row_q4_K_ref: per sub-block a scale and min from
+// makeQKX2Quants, both quantized to 6 bits against the block's largest,
+// then every quant recomputed from the stored scales.
+func quantQ4_K(dst []byte, x []float32) {
+	var L, laux [32]uint8
+	var q [256]uint8
+	for ; len(x) >= 256; dst, x = dst[144:], x[256:] {
+		b, xb := (*[144]byte)(dst), (*[256]float32)(x)
+		scales, mins := kScalesMins(xb, 15, -1, 0.1, 20, &L, &laux, q[:])
+		sc, d, dmin := packScalesK4(b[:], &scales, &mins)
+		kRequant(xb, sc, d, dmin, 15, q[:])
+		qs := (*[128]byte)(b[16:])
+		for c := range 4 {
+			for l := range 32 {
+				qs[32*c+l] = q[64*c+l] | q[64*c+32+l]<<4
+			}
+		}
+	}
+}
+
+func dequantQ5_K(dst []float32, src []byte) {
+	for ; len(dst) >= 256; dst, src = dst[256:], src[176:] {
+		b, y := (*[176]byte)(src), (*[256]float32)(dst)
+		d, dmin := half(b[0:2]), half(b[2:4])
+		sc := (*[12]byte)(b[4:16])
+		qh := (*[32]byte)(b[16:48])
+		for c := range 4 {
+			s0, m0 := scaleMinK4(2*c, sc)
+			s1, m1 := scaleMinK4(2*c+1, sc)
+			d1, mn1 := d*float32(s0), dmin*float32(m0)
+			d2, mn2 := d*float32(s1), dmin*float32(m1)
+			q := (*[32]byte)(b[48+32*c:])
+			lo, hi := (*[32]float32)(y[64*c:]), (*[32]float32)(y[64*c+32:])
+			for l, v := range q {
+				h := qh[l] >> (2 * c)
+				lo[l] = float32(d1*float32(v&15|h<<4&16)) - mn1
+				hi[l] = float32(d2*float32(v>>4|h<<3&16)) - mn2
+			}
+		}
+	}
+}
+
+// dotQ5_K takes xs as dotQ4_K.
+func dotQ5_K(row []byte, x, xs []float32) float32 {
+	var s float32
+	var lo, hi [32]byte
+	for ; len(x) >= 256 && len(xs) >= 8; row, x, xs = row[176:], x[256:], xs[8:] {
+		b, xk := (*[176]byte)(row), (*[8]float32)(xs)
+		sc := (*[12]byte)(b[4:16])
+		var sq, sm float32
+		for c := range 4 {
+			s0, m0 := scaleMinK4(2*c, sc)
+			s1, m1 := scaleMinK4(2*c+1, sc)
+			// Eight values at a time: nibbles, and bits 2c and 2c+1 of qh
+			// moved to bit 4.
+			for k := 0; k < 32; k += 8 {
+				w, h := get8(b[48+32*c+k:]), get8(b[16+k:])>>(2*c)
+				put8(lo[k:], w&lowNibbles|h&lowBits<<4)
+				put8(hi[k:], w>>4&lowNibbles|h>>1&lowBits<<4)
+			}
+			sq += u8f[s0]*dotTab32(&u8f, &lo, (*[32]float32)(x[64*c:])) + u8f[s1]*dotTab32(&u8f, &hi, (*[32]float32)(x[64*c+32:]))
+			sm += u8f[m0]*xk[2*c] + u8f[m1]*xk[2*c+1]
+		}
+		s += half(b[0:2])*sq - half(b[2:4])*sm
+	}
+	return s
+}
+
+// quantQ5_K is quantize_row_q5_K_ref: as quantQ4_K with 5-bit quants.
+func quantQ5_K(dst []byte, x []float32) {
+	var L, laux [32]uint8
+	var q [256]uint8
+	for ; len(x) >= 256; dst, x = dst[176:], x[256:] {
+		b, xb := (*[176]byte)(dst), (*[256]float32)(x)
+		scales, mins := kScalesMins(xb, 31, -0.5, 0.1, 15, &L, &laux, q[:])
+		sc, d, dmin := packScalesK4(b[:], &scales, &mins)
+		kRequant(xb, sc, d, dmin, 31, q[:])
+		qh, qs := (*[32]byte)(b[16:48]), (*[128]byte)(b[48:])
+		clear(qh[:])
+		for c := range 4 {
+			for l := range 32 {
+				lo, hi := q[64*c+l], q[64*c+32+l]
+				qs[32*c+l] = lo&15 | hi&15<<4
+				qh[l] |= lo>>4<<(2*c) | hi>>4<<(2*c+1)
+			}
+		}
+	}
+}
+
+func dequantQ6_K(dst []float32, src []byte) {
+	for ; len(dst) >= 256; dst, src = dst[256:], src[210:] {
+		b := (*[210]byte)(src)
+		d := half(b[208:210])
+		for n := range 2 {
+			ql := (*[64]byte)(b[64*n:])
+			qh := (*[32]byte)(b[128+32*n:])
+			sc := (*[8]byte)(b[192+8*n:])
+			y := (*[128]float32)(dst[128*n:])
+			for l := range 32 {
+				is := l / 16
+				h := qh[l]
+				q1 := int8(ql[l]&15|h&3<<4) - 32
+				q2 := int8(ql[l+32]&15|h>>2&3<<4) - 32
+				q3 := int8(ql[l]>>4|h>>4&3<<4) - 32
+				q4 := int8(ql[l+32]>>4|h>>6&3<<4) - 32
+				y[l] = float32(d*float32(int8(sc[is]))) * float32(q1)
+				y[l+32] = float32(d*float32(int8(sc[is+2]))) * float32(q2)
+				y[l+64] = float32(d*float32(int8(sc[is+4]))) * float32(q3)
+				y[l+96] = float32(d*float32(int8(sc[is+6]))) * float32(q4)
+			}
+		}
+	}
+}
+
+func dotQ6_K(row []byte, x []float32) float32 {
+	var s float32
+	var q [128]byte
+	for ; len(x) >= 256; row, x = row[210:], x[256:] {
+		b := (*[210]byte)(row)
+		var sq float32 // Σ scale·Σ q·x over the 16 sub-blocks
+		for n := range 2 {
+			// Value r of the half has scale r/16: the groups of 32 (l,
+			// l+32, l+64, l+96) are in order. Eight values of each at a
+			// time.
+			ql, qh := b[64*n:64*n+64], b[128+32*n:128+32*n+32]
+			for l := 0; l < 32; l += 8 {
+				w0, w1, h := get8(ql[l:]), get8(ql[l+32:]), get8(qh[l:])
+				put8(q[l:], w0&lowNibbles|h&lowPairs<<4)
+				put8(q[l+32:], w1&lowNibbles|h>>2&lowPairs<<4)
+				put8(q[l+64:], w0>>4&lowNibbles|h>>4&lowPairs<<4)
+				put8(q[l+96:], w1>>4&lowNibbles|h>>6&lowPairs<<4)
+			}
+			sq += dotTabScaled16(&m32f, &q, (*[8]byte)(b[192+8*n:]), (*[128]float32)(x[128*n:]))
+		}
+		s += half(b[208:210]) * sq
+	}
+	return s
+}
+
+// quantQ6_K is quantize_row_q6_K_ref: per sub-block of 16 a scale from
+// makeQXQuants, the scales quantized to int8 against the largest, then
+// every quant recomputed from the stored scales.
+func quantQ6_K(dst []byte, x []float32) {
+	var L [256]int8
+	var scales [16]float32
+	for ; len(x) >= 256; dst, x = dst[210:], x[256:] {
+		b, xb := (*[210]byte)(dst), (*[256]float32)(x)
+		var maxScale, maxAbs float32
+		for ib := range 16 {
+			s := makeQXQuants(32, xb[16*ib:16*ib+16], L[16*ib:16*ib+16])
+			scales[ib] = s
+			if a := abs32(s); a > maxAbs {
+				maxAbs, maxScale = a, s
+			}
+		}
+		if maxAbs < groupMaxEps {
+			clear(b[:])
+			continue
+		}
+		iscale := -128 / maxScale
+		d := putHalf(b[208:210], 1/iscale)
+		sc := (*[16]byte)(b[192:208])
+		for ib := range 16 {
+			sc[ib] = byte(int8(min(127, nearestInt(iscale*scales[ib]))))
+		}
+		for j := range 16 {
+			dj := d * float32(int8(sc[j]))
+			if dj == 0 {
+				continue
+			}
+			for ii := range 16 {
+				l := nearestInt(xb[16*j+ii] / dj)
+				L[16*j+ii] = int8(max(-32, min(31, l)) + 32)
+			}
+		}
+		for n := range 2 {
+			ql := (*[64]byte)(b[64*n:])
+			qh := (*[32]byte)(b[128+32*n:])
+			v := (*[128]int8)(L[128*n:])
+			for l := range 32 {
+				q1, q2, q3, q4 := uint8(v[l]), uint8(v[l+32]), uint8(v[l+64]), uint8(v[l+96])
+				ql[l] = q1&15 | q3&15<<4
+				ql[l+32] = q2&15 | q4&15<<4
+				qh[l] = q1>>4 | q2>>4<<2 | q3>>4<<4 | q4>>4<<6
+			}
+		}
+	}
+}
+
+// The scale searches of ggml's reference K-quantizers (ggml-quants.c),
+// ported operation for operation.
+
+// groupMaxEps is ggml's GROUP_MAX_EPS: a group with no larger magnitude
+// is all zero.
+const groupMaxEps = 1e-15
+
+// nearestInt rounds to the nearest integer, ties to even (ggml's
+// nearest_int, exact for |f| < 2^22).
+func nearestInt(f float32) int { return int(math.RoundToEven(float64(f))) }
+
+// kScalesMins runs makeQKX2Quants on the eight sub-blocks of 32 of a Q4_K
+// or Q5_K block, with ggml's weights √(mean x²) + |x|, and returns their
+// scales and (negated) mins. L, laux and q are scratch.
+func kScalesMins(x *[256]float32, nmax int, rmin, rdelta float32, nstep int, L, laux *[32]uint8, q []uint8) (scales, mins [8]float32) {
+	var w [32]float32
+	for j := range 8 {
+		xs := x[32*j : 32*j+32]
+		var sumX2 float32
+		for _, v := range xs {
+			sumX2 += v * v
+		}
+		av := float32(math.Sqrt(float64(sumX2 / 32)))
+		for l, v := range xs {
+			w[l] = av + abs32(v)
+		}
+		scales[j], mins[j] = makeQKX2Quants(nmax, xs, w[:], L[:], laux[:], rmin, rdelta, nstep, false)
+		copy(q[32*j:], L[:])
+	}
+	return scales, mins
+}
+
+// packScalesK4 quantizes the eight scales and mins to 6 bits against the
+// largest of each, packs them into b[4:16], writes d and dmin to b[0:4]
+// and returns the scale bytes and the stored d and dmin.
+func packScalesK4(b []byte, scales, mins *[8]float32) (*[12]byte, float32, float32) {
+	var maxScale, maxMin float32
+	for j := range 8 {
+		if scales[j] > maxScale {
+			maxScale = scales[j]
+		}
+		if mins[j] > maxMin {
+			maxMin = mins[j]
+		}
+	}
+	var invScale, invMin float32
+	if maxScale > 0 {
+		invScale = 63 / maxScale
+	}
+	if maxMin > 0 {
+		invMin = 63 / maxMin
+	}
+	sc := (*[12]byte)(b[4:16])
+	clear(sc[:])
+	for j := range 8 {
+		ls := min(63, uint8(nearestInt(invScale*scales[j])))
+		lm := min(63, uint8(nearestInt(invMin*mins[j])))
+		putScaleMinK4(j, sc, ls, lm)
+	}
+	d := putHalf(b[0:2], maxScale/63)
+	dmin := putHalf(b[2:4], maxMin/63)
+	return sc, d, dmin
+}
+
+// kRequant recomputes the quants (0…nmax) of each sub-block of 32 from the
+// stored scale bytes, d and dmin; a sub-block whose scale is 0 keeps the
+// quants already in q.
+func kRequant(x *[256]float32, sc *[12]byte, d, dmin float32, nmax int, q []uint8) {
+	for j := range 8 {
+		s, m := scaleMinK4(j, sc)
+		dj := d * float32(s)
+		if dj == 0 {
+			continue
+		}
+		dm := dmin * float32(m)
+		for ii := range 32 {
+			l := nearestInt((x[32*j+ii] + dm) / dj)
+			q[32*j+ii] = uint8(max(0, min(nmax, l)))
+		}
+	}
+}
+
+// makeQKX2Quants is ggml's make_qkx2_quants: the scale and min (returned
+// negated, as the_min) of an affine quantization x ≈ scale·L + min with L
+// in 0…nmax, minimizing the weighted squared (or absolute, useMad) error
+// over nstep+1 trial scales around nmax/(max − min). L receives the
+// quants; laux is scratch; both hold at least len(x) values.
+func makeQKX2Quants(nmax int, x, weights []float32, L, laux []uint8, rmin, rdelta float32, nstep int, useMad bool) (float32, float32) {
+	n := len(x)
+	lo, hi := x[0], x[0]
+	sumW := weights[0]
+	sumX := sumW * x[0]
+	for i := 1; i < n; i++ {
+		if x[i] < lo {
+			lo = x[i]
+		}
+		if x[i] > hi {
+			hi = x[i]
+		}
+		w := weights[i]
+		sumW += w
+		sumX += w * x[i]
+	}
+	if lo > 0 {
+		lo = 0
+	}
+	if hi == lo {
+		clear(L[:n])
+		return 0, -lo
+	}
+	errOf := func(diff float32) float32 {
+		if useMad {
+			return abs32(diff)
+		}
+		return diff * diff
+	}
+	iscale := float32(nmax) / (hi - lo)
+	scale := 1 / iscale
+	var bestErr float32
+	for i := range n {
+		l := nearestInt(iscale * (x[i] - lo))
+		L[i] = uint8(max(0, min(nmax, l)))
+		bestErr += weights[i] * errOf(scale*float32(L[i])+lo-x[i])
+	}
+	if nstep < 1 {
+		return scale, -lo
+	}
+	for is := 0; is <= nstep; is++ {
+		iscale = (rmin + rdelta*float32(is) + float32(nmax)) / (hi - lo)
+		var sumL, sumL2, sumXL float32
+		for i := range n {
+			l := max(0, min(nmax, nearestInt(iscale*(x[i]-lo))))
+			laux[i] = uint8(l)
+			w := weights[i]
+			fl := float32(l)
+			sumL += w * fl
+			sumL2 += w * fl * fl
+			sumXL += w * fl * x[i]
+		}
+		D := sumW*sumL2 - sumL*sumL
+		if D > 0 {
+			thisScale := (sumW*sumXL - sumX*sumL) / D
+			thisMin := (sumL2*sumX - sumL*sumXL) / D
+			if thisMin > 0 {
+				thisMin = 0
+				thisScale = sumXL / sumL2
+			}
+			var cur float32
+			for i := range n {
+				cur += weights[i] * errOf(thisScale*float32(laux[i])+thisMin-x[i])
+			}
+			if cur < bestErr {
+				copy(L[:n], laux[:n])
+				bestErr, scale, lo = cur, thisScale, thisMin
+			}
+		}
+	}
+	return scale, -lo
+}
+
+// makeQXQuants is ggml's make_qx_quants with rmse_type 1 and no weights
+// (as quantize_row_q6_K_ref calls it): the scale of a symmetric
+// quantization x ≈ scale·(L − nmax), L in 0…2·nmax−1, minimizing the
+// x²-weighted squared error over 19 trial scales around −nmax/x_max.
+func makeQXQuants(nmax int, x []float32, L []int8) float32 {
+	amax, mx := absMax(x)
+	if amax < groupMaxEps {
+		clear(L[:len(x)])
+		return 0
+	}
+	clampL := func(l int) int { return max(-nmax, min(nmax-1, l)) }
+	iscale := -float32(nmax) / mx
+	var sumLX, sumL2 float32
+	for i, v := range x {
+		l := clampL(nearestInt(iscale * v))
+		L[i] = int8(l + nmax)
+		w, fl := v*v, float32(l)
+		sumLX += w * v * fl
+		sumL2 += w * fl * fl
+	}
+	var scale float32
+	if sumL2 != 0 {
+		scale = sumLX / sumL2
+	}
+	best := scale * sumLX
+	for is := -9; is <= 9; is++ {
+		if is == 0 {
+			continue
+		}
+		iscale = -(float32(nmax) + 0.1*float32(is)) / mx
+		sumLX, sumL2 = 0, 0
+		for _, v := range x {
+			l := clampL(nearestInt(iscale * v))
+			w, fl := v*v, float32(l)
+			sumLX += w * v * fl
+			sumL2 += w * fl * fl
+		}
+		if sumL2 > 0 && sumLX*sumLX > best*sumL2 {
+			for i, v := range x {
+				L[i] = int8(nmax + clampL(nearestInt(iscale*v)))
+			}
+			scale = sumLX / sumL2
+			best = scale * sumLX
+		}
+	}
+	return scale
+}
