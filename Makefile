@@ -154,7 +154,7 @@ bench-kernels: static/kernels.wasm
 # machine.
 measure: chromium build model
 	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_MEASURE=1 $(GO) test -count=1 -v \
-	  -run 'TestPresentedFirstFrame|TestGoInit|TestSliderLatency|TestReplaySpeed|TestLongLinkMainThread|TestFrameTimes|TestChartSweep' $(BROWSER_PKGS) | grep -E '^\s+\S+_test.go'
+	  -run 'TestPresentedFirstFrame|TestGoInit|TestSliderLatency|TestReplaySpeed|TestLongLinkMainThread|TestFrameTimes|TestChartSweep|TestRealShapesInPage' $(BROWSER_PKGS) | grep -E '^\s+\S+_test.go'
 
 # The README's picture of the page, taken by the browser tests' harness.
 screenshot: chromium build model
