@@ -4,9 +4,16 @@
 GO        ?= go
 PORT      ?= 8080
 GOROOT    := $(shell $(GO) env GOROOT)
-WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
+# Runs GOOS=js test binaries under Node like $(GOROOT)/lib/wasm/go_js_wasm_exec,
+# with the SIMD kernels (static/kernels.wasm) wired into their imports by
+# static/kernels.js: a program linking core/internal/kernels cannot be
+# instantiated without them. KVSCOPE_KERNELS=none runs it on the Go path.
+WASM_EXEC_JS := $(CURDIR)/core/internal/kernels/testdata/exec_node.js
+WASM_EXEC    := node --stack-size=8192 $(WASM_EXEC_JS)
 MODEL_SRC ?= ../shared/models/stories260K.gguf
 CHROMIUM  ?= /usr/bin/chromium
+# apt-get runs as root here; elsewhere (a CI runner) through sudo.
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Packages free of Ebiten and syscall/js: tested natively and as wasm.
 PURE_PKGS    := ./core/... ./viz/view/... ./viz/scene/...
@@ -15,11 +22,11 @@ JS_PKGS      := ./viz/... ./wasm/...
 BROWSER_PKGS := ./wasm/e2e/...
 GO_SOURCES   := $(shell find core viz wasm -name '*.go' 2>/dev/null) go.mod go.sum
 
-.PHONY: all build serve model site test-site test vet test-native test-wasm test-browser chromium bench bench-wasm measure screenshot chart-picture clean
+.PHONY: all build serve model site test-site test vet test-native test-wasm test-browser chromium wabt bench bench-wasm bench-kernels measure screenshot chart-picture clean
 
 all: build
 
-build: static/main.wasm static/wasm_exec.js static/worker.wasm static/main.wasm.gz static/worker.wasm.gz
+build: static/main.wasm static/wasm_exec.js static/worker.wasm static/main.wasm.gz static/worker.wasm.gz static/kernels.wasm
 
 # -s -w: no symbol table or DWARF in the download (panics still print Go
 # stack traces from the runtime's own tables).
@@ -40,6 +47,18 @@ static/worker.wasm: $(GO_SOURCES)
 
 static/wasm_exec.js: $(GOROOT)/lib/wasm/wasm_exec.js
 	cp $< $@
+
+# The WebAssembly SIMD kernels the Go program calls on its own memory
+# (core/internal/kernels; static/kernels.js wires them in), assembled by
+# Debian's wabt, installed when missing.
+WAT2WASM := wat2wasm
+static/kernels.wasm: core/internal/kernels/kernels.wat | wabt
+	$(WAT2WASM) $< -o $@
+
+wabt:
+	@command -v $(WAT2WASM) >/dev/null 2>&1 || { \
+	  echo "installing wabt"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wabt >/dev/null; }
 
 # The test model is placed beside the page when it is available; the page
 # also accepts a file the visitor picks.
@@ -77,7 +96,7 @@ test-site:
 vet:
 	@unformatted=$$(gofmt -l core viz wasm); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet $(PURE_PKGS)
-	GOOS=js GOARCH=wasm $(GO) vet $(JS_PKGS)
+	GOOS=js GOARCH=wasm $(GO) vet $(JS_PKGS) ./core/internal/kernels
 	$(GO) vet ./wasm/serve ./wasm/e2e ./wasm/worker ./wasm/internal/site
 
 # llama.cpp as the tests' oracle (node-llama-cpp's prebuilt CPU library, pinned
@@ -92,14 +111,18 @@ test-native: llamacpp
 	KVSCOPE_LLAMACPP=1 $(GO) test -count=1 $(PURE_PKGS)
 	$(GO) test -count=1 ./wasm/worker ./wasm/internal/site
 
-test-wasm:
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" $(PURE_PKGS)
+# The kernels' tests demand the SIMD path here, then run once more on the
+# wasm Go path (no module attached); glue_test.js tests static/kernels.js.
+test-wasm: static/kernels.wasm
+	KVSCOPE_WANT_PATH="wasm simd128" GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" $(PURE_PKGS)
+	KVSCOPE_KERNELS=none KVSCOPE_WANT_PATH=go GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./core/internal/kernels
+	node --test core/internal/kernels/testdata/glue_test.js
 
 # Debian's Chromium, installed when missing (CI starts from a clean machine).
 chromium:
 	@command -v $(CHROMIUM) >/dev/null 2>&1 || { \
 	  echo "installing chromium"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 test-browser: chromium build model test-site
 	@if [ -d wasm/e2e ]; then KVSCOPE_SITE=$(SITE_TEST) KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 25m $(BROWSER_PKGS); \
@@ -114,11 +137,16 @@ bench:
 # from the start (--no-liftoff), the code a page runs once it is warm. With
 # V8's default tiering, the first tens of seconds of a process run partly
 # on its baseline compiler and measure up to 40 % slower.
-WASM_EXEC_OPT := node --no-liftoff --stack-size=8192 $(GOROOT)/lib/wasm/wasm_exec_node.js
-bench-wasm:
+WASM_EXEC_OPT := node --no-liftoff --stack-size=8192 $(WASM_EXEC_JS)
+bench-wasm: static/kernels.wasm
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench='BenchmarkStep$$' -benchtime=1000x -count=2 ./core/sim
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench=Seed000 -benchtime=2000x -count=3 ./core/kv
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench='BenchmarkSweep' -benchtime=1x -count=2 ./core/sim
+
+# The SIMD kernels against their Go path, under Node as bench-wasm runs
+# (GFLOP/s per matrix shape); natively there is only the Go path.
+bench-kernels: static/kernels.wasm
+	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench=. -count=3 ./core/internal/kernels
 
 # The README's page figures (presented first frame, slider-to-map latency,
 # replay speed, a long link's main thread, frame times), measured by the
@@ -126,7 +154,7 @@ bench-wasm:
 # machine.
 measure: chromium build model
 	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_MEASURE=1 $(GO) test -count=1 -v \
-	  -run 'TestPresentedFirstFrame|TestGoInit|TestSliderLatency|TestReplaySpeed|TestLongLinkMainThread|TestFrameTimes|TestChartSweep' $(BROWSER_PKGS) | grep -E '^\s+\S+_test.go'
+	  -run 'TestPresentedFirstFrame|TestGoInit|TestSliderLatency|TestReplaySpeed|TestLongLinkMainThread|TestFrameTimes|TestChartSweep|TestRealShapesInPage' $(BROWSER_PKGS) | grep -E '^\s+\S+_test.go'
 
 # The README's picture of the page, taken by the browser tests' harness.
 screenshot: chromium build model
@@ -138,4 +166,4 @@ chart-picture: chromium
 	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_CHART_PNG=$(CURDIR)/static/chart.png $(GO) test -count=1 -run TestChartPicture ./wasm/worker
 
 clean:
-	rm -f static/main.wasm static/worker.wasm static/*.wasm.gz static/wasm_exec.js static/*.gguf
+	rm -f static/main.wasm static/worker.wasm static/kernels.wasm static/*.wasm.gz static/wasm_exec.js static/*.gguf

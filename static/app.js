@@ -226,10 +226,14 @@
     // came after the program's own first frame in some runs.
     if (pic) await pic;
     window.kvscopeTiming.compile = performance.now();
+    // The WebAssembly SIMD kernels (kernels.js): the Go program imports
+    // them, and runs its own Go path if they cannot be attached.
+    const kernels = kvscopeKernels.wire(go, fetch("kernels.wasm"));
     let inst;
     try {
       inst = await instantiate(resp, go.importObject);
       window.kvscopeTiming.instantiated = performance.now();
+      window.kvscopeKernelPath = await kernels.attach(inst);
     } catch (e) {
       fatal(String(e).includes("fetch") || String(e).includes("network") ? "Could not download kvscope" : "Could not start kvscope", String(e));
       return;

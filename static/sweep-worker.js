@@ -53,7 +53,7 @@
 // the wasm has started wait for it.
 'use strict';
 
-importScripts('wasm_exec.js');
+importScripts('wasm_exec.js', 'kernels.js');
 
 self.kvscopePost = (json) => self.postMessage(JSON.parse(json));
 // A message with bytes: the JSON's fields and data, an ArrayBuffer handed
@@ -66,6 +66,8 @@ self.kvscopePostBlock = (json, bytes) => {
 
 const ready = (async () => {
   const go = new Go();
+  // The SIMD kernels, as on the page (kernels.js).
+  const kernels = kvscopeKernels.wire(go, fetch('kernels.wasm'));
   const resp = fetch('worker.wasm');
   let inst;
   try {
@@ -75,6 +77,7 @@ const ready = (async () => {
     const buf = await (await fetch('worker.wasm')).arrayBuffer();
     inst = await WebAssembly.instantiate(buf, go.importObject);
   }
+  await kernels.attach(inst.instance);
   go.run(inst.instance); // defines self.kvscopeWorker, posts {type:'ready'}
 })().catch((err) => {
   self.postMessage({type: 'error', id: 0, message: 'kvscope worker could not start: ' + err});

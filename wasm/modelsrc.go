@@ -271,6 +271,7 @@ func (a *app) readHeader(c *modelConversion) error {
 		cp = &cfg
 	}
 	c.facts = view.FactsOf(f, cp, int64(len(c.b)), weights)
+	c.facts.Kernels = model.KernelPath()
 	a.mdl.v++ // the facts of the file being converted are shown
 	if why := view.ModelTooLarge(int64(len(c.b)), weights); why != "" {
 		return fmt.Errorf("%s", why)

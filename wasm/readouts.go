@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall/js"
 
+	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
@@ -296,6 +297,7 @@ func (a *app) publish() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	ps.GCs, ps.GCMs, ps.HeapMB = ms.NumGC, float64(ms.PauseTotalNs)/1e6, float64(ms.HeapAlloc)/(1<<20)
+	ps.Kernels = model.KernelPath()
 	s := a.st
 	s.At = a.cur()
 	ps.URL = view.Encode(&s)

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 
+	"github.com/kvscope/kvscope/core/internal/kernels"
 	"github.com/kvscope/kvscope/core/model/gguf"
 )
 
@@ -27,7 +28,7 @@ func (m *Matrix) MulMat(dst, x []float32, n int, rows []float32) {
 			}
 		}
 		for t := range n {
-			matVec(dst[t*m.Rows+i:t*m.Rows+i+k], w, x[t*c:(t+1)*c])
+			kernels.MatVecF32(dst[t*m.Rows+i:t*m.Rows+i+k], w, x[t*c:(t+1)*c])
 		}
 	}
 }

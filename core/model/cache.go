@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"math"
+
+	"github.com/kvscope/kvscope/core/internal/kernels"
 )
 
 // Cache stores keys and values and computes attention for one layer at a time.
@@ -122,9 +124,9 @@ func (fc *FullCache) Attend(l, pos int, q, k, v, out []float32) error {
 		row := fc.att[(l*c.Heads+h)*fc.capacity:][:pos+1]
 		clear(row[:from])
 		att := row[from:]
-		scoresStrided(att, qh, fc.keys[ko+from*kvDim:], kvDim)
+		kernels.ScoresF32(att, qh, fc.keys[ko+from*kvDim:], kvDim)
 		Softmax(att)
-		weightedSumStrided(out[h*hd:(h+1)*hd], att, fc.values[ko+from*kvDim:], kvDim)
+		kernels.WeightedSumF32(out[h*hd:(h+1)*hd], att, fc.values[ko+from*kvDim:], kvDim)
 	}
 	return nil
 }

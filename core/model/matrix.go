@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 
+	"github.com/kvscope/kvscope/core/internal/kernels"
 	"github.com/kvscope/kvscope/core/model/gguf"
 )
 
@@ -57,13 +58,27 @@ func (m *Matrix) sharesWith(o *Matrix) bool {
 	return false
 }
 
+// KernelPath names the path the matrix and attention kernels run on:
+// "wasm simd128" when the page wired kvscope's WebAssembly SIMD module in
+// (static/kernels.js), else "go" and why.
+func KernelPath() string { return kernels.Path() }
+
 // MulVec sets dst[i] = Σ_j m[i][j]·x[j] for the first len(dst) ≤ Rows
-// rows; x has Cols values. Stored rows are dotted with the codec's fused
-// kernels (gguf.Codec.MulVec: per block, Σ quant·x in float32, scaled
-// once). It allocates nothing.
+// rows; x has Cols values. F32, Q8_0 and Q4_0 rows go through package
+// kernels — WebAssembly SIMD in the browser when the page wired the
+// module in, the same sums in Go otherwise, bit for bit — and every
+// other type through its codec's fused kernel (gguf.Codec.MulVec: per
+// block, Σ quant·x in float32, scaled once). It allocates nothing.
 func (m *Matrix) MulVec(dst, x []float32) {
-	if m.Type == gguf.TypeF32 {
-		matVec(dst, m.F, x)
+	switch m.Type {
+	case gguf.TypeF32:
+		kernels.MatVecF32(dst, m.F[:len(dst)*m.Cols], x)
+		return
+	case gguf.TypeQ8_0:
+		kernels.MatVecQ8_0(dst, m.Q[:len(dst)*m.Cols/32*kernels.BlockBytesQ8_0], x)
+		return
+	case gguf.TypeQ4_0:
+		kernels.MatVecQ4_0(dst, m.Q[:len(dst)*m.Cols/32*kernels.BlockBytesQ4_0], x)
 		return
 	}
 	c, rb := m.codec()

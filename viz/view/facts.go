@@ -27,7 +27,8 @@ type ModelFacts struct {
 	Context   int         `json:"context"`   // training context length, tokens
 	Types     []TypeCount `json:"types"`     // tensors per type, most bytes first
 	File      int64       `json:"file"`      // bytes in the file
-	Memory    int64       `json:"memory"`    // bytes the page holds for it: the file and the weights as loaded
+	Memory    int64       `json:"memory"`    // bytes the page holds for it: the file and what loading allocates beside it
+	Kernels   string      `json:"kernels"`   // the matrix kernels' path (model.KernelPath): "wasm simd128" or "go…"
 }
 
 // TypeCount is how many tensors of a file have one type, and their bytes.
@@ -143,7 +144,16 @@ func (f ModelFacts) Lines() []Fact {
 	add("Tensors", strings.Join(ts, ", "))
 	if f.File > 0 {
 		add("Bytes", Bytes(float64(f.File))+" file, "+Bytes(float64(f.Memory))+" in memory")
-		out[len(out)-1].Title = "in memory: the file, which the page keeps, and the weights as loaded (Q8_0 and Q4_0 matrices kept quantized, other tensors widened to float32)"
+		out[len(out)-1].Title = "in memory: the file, which the page keeps and every quantized matrix stays in, and what is widened to float32 beside it (norms, F32 tensors)"
+	}
+	if f.Kernels != "" {
+		v := f.Kernels
+		title := "the matrix products run in Go, without SIMD"
+		if strings.HasPrefix(v, "wasm simd") {
+			v, title = "WebAssembly SIMD", "the matrix products and attention run in kvscope's WebAssembly SIMD module (kernels.wasm), 128 bits at a time"
+		}
+		add("Kernels", v)
+		out[len(out)-1].Title = title
 	}
 	return out
 }

@@ -25,6 +25,7 @@ type PageState struct {
 	GCs      uint32     `json:"gcs"`       // garbage collections so far
 	GCMs     float64    `json:"gcMs"`      // their total pause, ms
 	HeapMB   float64    `json:"heapMB"`    // live heap, MiB
+	Kernels  string     `json:"kernels"`   // the matrix kernels' path (model.KernelPath)
 
 	Mode      string      `json:"mode"`      // ModeSynthetic or ModeModel
 	Model     PageModel   `json:"model"`     // the real model's file

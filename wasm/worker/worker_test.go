@@ -54,6 +54,7 @@ func runWorker(t *testing.T, requests string, files ...string) []reply {
 	}
 	for src, dst := range map[string]string{
 		"../../static/sweep-worker.js":                                 "sweep-worker.js",
+		"../../static/kernels.js":                                      "kernels.js",
 		filepath.Join(runtime.GOROOT(), "lib", "wasm", "wasm_exec.js"): "wasm_exec.js",
 	} {
 		b, err := os.ReadFile(src)

@@ -1,0 +1,177 @@
+// Package kernels holds the forward pass's inner loops — dot products,
+// matrix-vector products over float32 rows and over raw GGUF Q8_0 and Q4_0
+// blocks, attention scores and weighted sums — on two paths that compute the
+// same bits:
+//
+//   - "wasm simd128": a WebAssembly SIMD module (kernels.wat, assembled to
+//     static/kernels.wasm) that the Go program calls on its own linear
+//     memory. Go's WebAssembly port emits no SIMD instructions, so this path
+//     exists only under GOOS=js GOARCH=wasm, and only when the host gave the
+//     module to the Go program's imports (static/kernels.js does).
+//   - "go": plain Go (fallback.go), used natively and whenever the module is
+//     absent.
+//
+// Both paths follow one summation order per function, stated in each doc
+// comment, with every product and sum rounded to float32 (no fused
+// multiply-add), so their results are equal bit for bit, not merely close:
+// a page on either path decodes the same tokens. The orders are those of
+// kvscope's forward pass in plain Go (four rows or keys at a time, each
+// with one running sum per chunk of four columns), which suit scalar code;
+// the SIMD module reaches them by transposing products, so neither path
+// changes a result the other gives.
+//
+// Preconditions on lengths are checked before any memory is touched (the
+// SIMD path reads Go memory through raw addresses); a violation is a
+// programming error and panics, as an out-of-range slice index would. The
+// functions allocate nothing. dst and out must not overlap the inputs.
+package kernels
+
+import "fmt"
+
+// Block sizes of the raw GGUF blocks the Q8_0 and Q4_0 kernels read: each
+// block holds 32 values of a row, as a little-endian IEEE half-precision
+// scale d followed by the quants. Q8_0: 32 int8 quants, value d·q. Q4_0: 16
+// bytes, byte j holding quant j in its low nibble and quant j+16 in its
+// high one, value d·(q−8).
+const (
+	BlockValues    = 32
+	BlockBytesQ8_0 = 34
+	BlockBytesQ4_0 = 18
+)
+
+// Path names the implementation the kernels run on: "wasm simd128" or "go".
+func Path() string {
+	if simd128 {
+		return "wasm simd128"
+	}
+	return "go"
+}
+
+// DotF32 returns Σ a[j]·b[j] over the len(a) elements of a; b must be at
+// least as long. The row order: with p_j = a[j]·b[j], s from +0; per chunk
+// of four, s += ((p_j + p_{j+1}) + p_{j+2}) + p_{j+3}; then the last
+// len(a) mod 4 products added one by one.
+func DotF32(a, b []float32) float32 {
+	if len(b) < len(a) {
+		panic(fmt.Sprintf("kernels: DotF32: len(b) = %d < len(a) = %d", len(b), len(a)))
+	}
+	if len(a) == 0 {
+		return 0
+	}
+	if simd128 {
+		return simdDotF32(a, b)
+	}
+	return dotGo(a, b)
+}
+
+// MatVecF32 sets dst[i] = DotF32(w[i·n:(i+1)·n], x) for every i below
+// len(dst), with n = len(x): w is a row-major matrix of at least len(dst)
+// rows of n values.
+func MatVecF32(dst, w, x []float32) {
+	if len(w) < len(dst)*len(x) {
+		panic(fmt.Sprintf("kernels: MatVecF32: len(w) = %d < %d rows × %d", len(w), len(dst), len(x)))
+	}
+	if len(dst) == 0 {
+		return
+	}
+	if len(x) == 0 {
+		clear(dst)
+		return
+	}
+	if simd128 {
+		simdMatVecF32(dst, w, x)
+		return
+	}
+	matVecF32Go(dst, w, x)
+}
+
+// MatVecQ8_0 sets dst[i] to row i of a Q8_0 matrix times x. blocks holds at
+// least len(dst) rows of len(x)/32 blocks of BlockBytesQ8_0 bytes, as a
+// GGUF file stores them; len(x) must be a multiple of 32. Order per row: s
+// from +0; per block, four lane sums from +0, a_l += q[4k+l]·x[4k+l] for
+// k = 0..7 in order (x relative to the block), then s += d·((a0+a1) +
+// (a2+a3)).
+func MatVecQ8_0(dst []float32, blocks []byte, x []float32) {
+	checkQuant("MatVecQ8_0", len(dst), len(blocks), len(x), BlockBytesQ8_0)
+	if len(dst) == 0 {
+		return
+	}
+	if simd128 {
+		simdMatVecQ8_0(dst, blocks, x)
+		return
+	}
+	matVecQ8_0Go(dst, blocks, x)
+}
+
+// MatVecQ4_0 is MatVecQ8_0 over Q4_0 blocks of BlockBytesQ4_0 bytes, with
+// q the block's 32 quants minus 8, in the same order.
+func MatVecQ4_0(dst []float32, blocks []byte, x []float32) {
+	checkQuant("MatVecQ4_0", len(dst), len(blocks), len(x), BlockBytesQ4_0)
+	if len(dst) == 0 {
+		return
+	}
+	if simd128 {
+		simdMatVecQ4_0(dst, blocks, x)
+		return
+	}
+	matVecQ4_0Go(dst, blocks, x)
+}
+
+func checkQuant(name string, rows, nbytes, n, blockBytes int) {
+	if n%BlockValues != 0 {
+		panic(fmt.Sprintf("kernels: %s: len(x) = %d is not a multiple of %d", name, n, BlockValues))
+	}
+	if need := rows * (n / BlockValues) * blockBytes; nbytes < need {
+		panic(fmt.Sprintf("kernels: %s: %d bytes of blocks < %d for %d rows × %d", name, nbytes, need, rows, n))
+	}
+}
+
+// ScoresF32 sets att[t] = DotF32(q, keys[t·stride:]) for every t below
+// len(att): one query head against len(att) keys of len(q) values stored
+// stride values apart (stride ≥ len(q)); keys holds at least
+// (len(att)−1)·stride + len(q) values.
+func ScoresF32(att, q, keys []float32, stride int) {
+	checkStrided("ScoresF32", len(att), len(q), len(keys), stride)
+	if len(att) == 0 {
+		return
+	}
+	if len(q) == 0 {
+		clear(att)
+		return
+	}
+	if simd128 {
+		simdScoresF32(att, q, keys, stride)
+		return
+	}
+	scoresGo(att, q, keys, stride)
+}
+
+// WeightedSumF32 sets out[i] = Σ_t att[t]·vals[t·stride+i] for every i below
+// len(out), each sum taken from +0 in increasing t: the attention output of
+// one head over len(att) values of len(out) floats stored stride apart
+// (stride ≥ len(out)); vals holds at least (len(att)−1)·stride + len(out)
+// values.
+func WeightedSumF32(out, att, vals []float32, stride int) {
+	checkStrided("WeightedSumF32", len(att), len(out), len(vals), stride)
+	if len(out) == 0 {
+		return
+	}
+	if len(att) == 0 {
+		clear(out)
+		return
+	}
+	if simd128 {
+		simdWeightedSumF32(out, att, vals, stride)
+		return
+	}
+	weightedSumGo(out, att, vals, stride)
+}
+
+func checkStrided(name string, count, n, have, stride int) {
+	if stride < n {
+		panic(fmt.Sprintf("kernels: %s: stride %d < %d values", name, stride, n))
+	}
+	if count > 0 && have < (count-1)*stride+n {
+		panic(fmt.Sprintf("kernels: %s: %d values < %d for %d rows of %d, stride %d", name, have, (count-1)*stride+n, count, n, stride))
+	}
+}

@@ -1,0 +1,102 @@
+//go:build !js
+
+package e2e
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/kvscope/kvscope/core/model/gguf"
+	"github.com/kvscope/kvscope/core/model/ggufwrite"
+)
+
+// pageShapes are the real models' shapes the page is measured on
+// (synthesized weights, real widths, layers and vocabularies).
+var pageShapes = []struct {
+	name string
+	spec ggufwrite.LlamaSpec
+}{
+	{"SmolLM2-135M Q8_0", ggufwrite.SmolLM2_135M},
+	{"Qwen2.5-0.5B Q8_0", ggufwrite.Qwen25_05B},
+	{"Llama-3.2-1B Q4_K (Q6_K embedding)", func() ggufwrite.LlamaSpec {
+		s := ggufwrite.Llama32_1B
+		s.Type, s.EmbedType = gguf.TypeQ4_K, gguf.TypeQ6_K
+		return s
+	}()},
+}
+
+// shapeFile writes s as a GGUF file once and reuses it from the temporary
+// directory (synthesizing the 1B shape takes minutes).
+func shapeFile(t *testing.T, s ggufwrite.LlamaSpec) string {
+	t.Helper()
+	sum := sha256.Sum256(fmt.Appendf(nil, "%+v", s))
+	dir := filepath.Join(os.TempDir(), "kvscope-shapes")
+	path := filepath.Join(dir, hex.EncodeToString(sum[:8])+".gguf")
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	data := ggufwrite.Llama(s)
+	if err := os.WriteFile(path+".tmp", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("synthesized %s (%d MB) in %.0f s", path, len(data)>>20, time.Since(t0).Seconds())
+	return path
+}
+
+// TestRealShapesInPage (make measure) opens each shape by a link from a
+// second local server in a fresh tab, as a visitor would, and reports the
+// time from the link to the first decoded step, the decode rate of the
+// page's three decoders while it plays, and the Go heap. Figures, not
+// assertions: it fails only if a shape does not load or decode.
+func TestRealShapesInPage(t *testing.T) {
+	if os.Getenv("KVSCOPE_MEASURE") == "" {
+		t.Skip("a measurement: make measure (KVSCOPE_MEASURE=1)")
+	}
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	for _, sh := range pageShapes {
+		t.Run(sh.name, func(t *testing.T) {
+			path := shapeFile(t, sh.spec)
+			host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Access-Control-Allow-Origin", "*")
+				http.ServeFile(w, r, path)
+			}))
+			defer host.Close()
+			st, _ := os.Stat(path)
+			tb := freshTab(t, viewW, viewH, 1, 10*time.Minute)
+			src := host.URL + "/model.gguf"
+			t0 := time.Now()
+			if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/#play=1&speed=240&mtokens=96&model="+src)); err != nil {
+				t.Fatal(err)
+			}
+			tb.waitJS(`window.kvscope && (s => s.mode === "model" && s.model.loaded && s.step > s.runPrompt)(JSON.parse(window.kvscope.state()))`, 8*time.Minute)
+			first := time.Since(t0)
+			s0, t1 := tb.state(), time.Now()
+			time.Sleep(15 * time.Second)
+			s := tb.state()
+			rate := float64(s.Step-s0.Step) / time.Since(t1).Seconds()
+			t.Logf("%s: %d MB file; link to first decoded step %.1f s; %.2f steps/s over %d steps (page's own figure %.2f; three decoders a step); Go heap %.0f MB; kernels %s",
+				sh.name, st.Size()>>20, first.Seconds(), rate, s.Step-s0.Step, s.StepsPerS, s.HeapMB, s.Kernels)
+			if s.Step <= s0.Step && s.Step < 96 {
+				t.Errorf("%s did not decode: step %d then %d", sh.name, s0.Step, s.Step)
+			}
+		})
+	}
+}
