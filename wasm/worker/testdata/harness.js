@@ -12,7 +12,7 @@ const [dir, reqFile] = process.argv.slice(2);
 const requests = JSON.parse(fs.readFileSync(reqFile, 'utf8'));
 
 globalThis.self = globalThis;
-globalThis.importScripts = (f) => { (0, eval)(fs.readFileSync(path.join(dir, f), 'utf8')); };
+globalThis.importScripts = (...fs_) => { for (const f of fs_) (0, eval)(fs.readFileSync(path.join(dir, f), 'utf8')); };
 globalThis.fetch = async (url) => {
   const b = fs.readFileSync(path.join(dir, url));
   return {ok: true, status: 200, arrayBuffer: async () => b.buffer.slice(b.byteOffset, b.byteOffset + b.length)};
