@@ -97,6 +97,19 @@ type bigram struct {
 	id                int32
 }
 
+// join merges bigram b's right symbol into its left one, which becomes
+// token b.id, and unlinks the right one (BPE and SentencePiece alike).
+func join(syms []symbol, b bigram) {
+	l, r := &syms[b.left], &syms[b.right]
+	l.n += r.n
+	r.n = 0
+	l.id = b.id
+	l.next = r.next
+	if r.next >= 0 {
+		syms[r.next].prev = b.left
+	}
+}
+
 // bpeEncode appends the tokens of raw text (a fragment without user-defined
 // tokens) to out.
 func (t *Tokenizer) bpeEncode(text string, out []int, sc *scratch) []int {
@@ -149,13 +162,7 @@ func (t *Tokenizer) bpeWord(w []byte, out []int, sc *scratch) []int {
 		if l.n == 0 || r.n == 0 || l.n != b.a || r.n != b.b {
 			continue // stale: a side was merged since
 		}
-		l.n += r.n
-		r.n = 0
-		l.id = b.id
-		l.next = r.next
-		if r.next >= 0 {
-			syms[r.next].prev = b.left
-		}
+		join(syms, b)
 		h = t.pushBPE(h, syms, w, l.prev, b.left)
 		h = t.pushBPE(h, syms, w, b.left, l.next)
 	}

@@ -33,29 +33,8 @@ func logSoftmax(logits []float32) []float64 {
 func TestLogProbsMatchLlamaCpp(t *testing.T) {
 	llamacpp.Require(t)
 	m := realModel(t)
-	path, err := llamacpp.WriteV3(t.TempDir(), testmodel.Bytes(t))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ids := m.Tokenizer.Encode(referenceText+" "+referenceText, true, false)[:64]
-	want, err := llamacpp.LogProbs(path, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := m.NewRunner(fullCache(t, m.Config))
-	var worst float64
-	for i, id := range ids {
-		logits, err := r.Forward(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(want[i]) != len(logits) {
-			t.Fatalf("llama.cpp gave %d log-probabilities, the model has %d tokens", len(want[i]), len(logits))
-		}
-		for j, lp := range logSoftmax(logits) {
-			worst = math.Max(worst, math.Abs(lp-float64(want[i][j])))
-		}
-	}
+	worst, _ := archLogProbs(t, m, testmodel.Bytes(t), ids)
 	t.Logf("max |Δ log-prob| over %d positions × %d tokens: %.3g", len(ids), m.Config.Vocab, worst)
 	if worst > 1e-4 || math.IsNaN(worst) {
 		t.Errorf("max |Δ log-prob| = %g, want ≤ 1e-4", worst)

@@ -65,13 +65,7 @@ func (t *Tokenizer) spmEncode(text string, prefix bool, out []int, sc *scratch) 
 		if l.n == 0 || r.n == 0 || l.n+r.n != b.a {
 			continue // stale: a side was merged since
 		}
-		l.n += r.n
-		r.n = 0
-		l.id = b.id
-		l.next = r.next
-		if r.next >= 0 {
-			syms[r.next].prev = b.left
-		}
+		join(syms, b)
 		h = t.pushSPM(h, syms, w, l.prev, b.left)
 		h = t.pushSPM(h, syms, w, b.left, l.next)
 	}
