@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,7 +27,13 @@ var pageShapes = []struct {
 	spec ggufwrite.LlamaSpec
 }{
 	{"SmolLM2-135M Q8_0", ggufwrite.SmolLM2_135M},
-	{"Qwen2.5-0.5B Q8_0", ggufwrite.Qwen25_05B},
+	{"Qwen2.5-0.5B Q8_0", func() ggufwrite.LlamaSpec {
+		// A spread of logits that keeps the greedy text off EOS for a
+		// while (with the default the synthesized run ended at step 13).
+		s := ggufwrite.Qwen25_05B
+		s.EmbedStd = 4 / math.Sqrt(float64(s.Dim))
+		return s
+	}()},
 	{"Llama-3.2-1B Q4_K (Q6_K embedding)", func() ggufwrite.LlamaSpec {
 		s := ggufwrite.Llama32_1B
 		s.Type, s.EmbedType = gguf.TypeQ4_K, gguf.TypeQ6_K
@@ -95,7 +102,13 @@ func TestRealShapesInPage(t *testing.T) {
 			t.Logf("%s: %d MB file; link to first decoded step %.1f s; %.2f steps/s over %d steps (page's own figure %.2f; three decoders a step); Go heap %.0f MB; kernels %s",
 				sh.name, st.Size()>>20, first.Seconds(), rate, s.Step-s0.Step, s.StepsPerS, s.HeapMB, s.Kernels)
 			if s.Step <= s0.Step && s.Step < 96 {
-				t.Errorf("%s did not decode: step %d then %d", sh.name, s0.Step, s.Step)
+				// The synthesized weights' greedy text can reach EOS in both
+				// runs, which ends the run: the page's own stepping rate is
+				// then the figure.
+				if s.Text == nil || s.StepsPerS <= 0 {
+					t.Errorf("%s did not decode: step %d then %d, text %+v", sh.name, s0.Step, s.Step, s.Text)
+				}
+				t.Logf("%s: the synthesized text ended at step %d (%q); steps/s is the page's stepping rate", sh.name, s.Step, s.Text.Full)
 			}
 		})
 	}
