@@ -361,10 +361,16 @@ func (a *app) finishModel(m *model.Model, c *modelConversion) {
 
 // sinkTick measures the loaded model's sink heads (Gu et al.) on
 // sim.SinkPrompt tokens, the prompt continued greedily as the run's
-// uncompressed side decodes it, a few tokens a frame.
+// uncompressed side decodes it, a few tokens a frame. A token of the
+// measure costs a decoder's step, so for a model slower than
+// slowSinkRate steps/s it waits while the page plays, and measures once
+// the run is paused or done, rather than halving what a visitor watches.
 func (a *app) sinkTick(budget time.Duration) {
 	m := a.mdl.m
 	if m == nil || a.mdl.sinks != nil || a.mdl.conv != nil {
+		return
+	}
+	if r := a.decode.perSecond(); a.st.Playing && r > 0 && r < slowSinkRate {
 		return
 	}
 	if a.mdl.meter == nil {
@@ -390,6 +396,10 @@ func (a *app) sinkTick(budget time.Duration) {
 	a.mdl.v++
 	a.les.v++ // a lesson card that speaks of sinks says what this model shows
 }
+
+// slowSinkRate is the decode rate (steps/s) below which the sink measure
+// waits for the page to stop playing (sinkTick).
+const slowSinkRate = 10
 
 // newLoaderSafe is model.NewLoader that turns a panic on a hostile file
 // into an error.
