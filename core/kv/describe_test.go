@@ -295,5 +295,3 @@ func ExampleConfig_Keeps() {
 	// nothing is evicted; each query reads only its 8 best pages of 32 tokens and the newest
 	// each head keeps 64 tokens: 4 sinks + 28 heavy hitters + 32 recent
 }
-
-
