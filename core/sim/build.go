@@ -110,6 +110,10 @@ func (c Config) kv() (kv.Config, error) {
 	return k, k.Validate()
 }
 
+// KV returns the eviction part of c as core/kv reads it (without stores),
+// and kv's verdict on it (an unknown policy gives the zero Config).
+func (c Config) KV() (kv.Config, error) { return c.kv() }
+
 // kvWith is the eviction part of c with policy p and allocator a.
 func (c Config) kvWith(p kv.Policy, a kv.Alloc) kv.Config {
 	return kv.Config{Policy: p, Sink: c.Sink, Recent: c.Recent, Heavy: c.Heavy, ChunkSize: c.ChunkSize,
