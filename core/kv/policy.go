@@ -1,26 +1,3 @@
-// Package kv is kvscope's compressed key/value cache: per layer and per
-// key/value head it holds the tokens an eviction policy keeps under a token
-// budget, stores their keys and values through a Store (exact, FP16,
-// quantized or low-rank), and records each token's original position,
-// accumulated attention score, role and, once evicted, when it left.
-//
-// A policy is a scorer — a score per cached token of a key/value head,
-// higher keeps — plus what it protects (attention sinks, a recent window).
-// How many tokens each head may keep is the budget allocator's choice
-// (Alloc: uniform, AdaKV or PyramidKV), separate from the scorer, so any
-// allocator composes with any scorer. Each policy lives in its own file
-// (h2o.go, tova.go, …), whose doc comment states its rule, parameters and
-// paper, and which defines it once: its Description (name, label, help,
-// paper, colour, the settings it reads and their ranges, how its budget is
-// counted and set, what it keeps at a history) and the hooks the Layer
-// calls. Everything else — the simulator, the page, the command line —
-// asks the description (Policy.Describe, Config.Keeps, Config.Held,
-// Config.SetBudget) instead of naming policies. A scoring policy defined
-// outside kv plugs in the same way with Register.
-//
-// A decoding loop feeds a Layer one token at a time with Step (or a whole
-// prompt with Prefill). Every per-step operation costs O(budget·dim) and
-// allocates nothing once the Layer is built.
 package kv
 
 import (
