@@ -10,11 +10,17 @@
 //       onPick:  called with the setting of a clicked (or Enter-pressed)
 //                point: {policy, sink, recent, heavy, drop, bits, gran} —
 //                the page's link keys.
-//       metric:  the y measure (default 'mass'), see KVChart.METRICS.
+//       metric:  the y measure (default 'mass'): a key of the catalog's
+//                measures.
 //       budget:  an optional memory budget in bytes, drawn as a line.
-//       names:   the policies' names as the page shows them ({h2o: 'H2O',
-//                …}) for the legend and the hover; a policy without one
-//                is shown by its link key.
+//       catalog: what kvscope's Go descriptions say of the policies and
+//                measures (window.kvscope.catalog(), view.Catalogue):
+//                {policies: [{name, label, color, reads}], measures: [{key,
+//                label, up, unit, perfect, perfectKey, model, chart}]};
+//                default window.kvscopeCatalog. A policy's label and
+//                colour name its curve, the settings it reads tell its
+//                points apart; a policy the catalog lacks is shown by its
+//                link key in a colour of its own.
 //   chart.setRows(rows)    replaces the points (rows as the worker's
 //                          {type:'row'} messages carry them: policy, budget,
 //                          sink, recent, heavy, drop, bits, gran, bytes,
@@ -27,8 +33,8 @@
 //                          settings keys above and, when the page measured
 //                          it, bytes and the metric values (drawn as a star
 //                          where they fall, even off the grid); null clears.
-//   chart.setMetric(name)  chooses y: 'mass', 'output_error', 'kl' and, when
-//                          rows carry them, 'top1', 'next_kl', 'ppl'.
+//   chart.setMetric(name)  chooses y: a measure the catalog lets the chart
+//                          plot (the real model's only when rows carry them).
 //   chart.setBudget(bytes) draws (or, with 0, removes) the budget line.
 //   chart.focus(policy)    brings one policy's curve and points forward,
 //                          fading the others (null: all alike); a click on
@@ -36,6 +42,8 @@
 //                          undoes it, and hovering a key or a point shows
 //                          that policy forward while the pointer stays.
 //   chart.metrics()        the metric names the current rows can show.
+//   chart.metricLabel(name) a metric's label as the axis writes it;
+//   chart.format(name, v)  a value of it as the chart prints it.
 //   chart.rows()           the rows drawn, in the order added.
 //   chart.destroy()        removes the chart from el.
 //
@@ -61,21 +69,33 @@
 (function (root) {
   const SVGNS = 'http://www.w3.org/2000/svg';
 
-  // The y measures: label, which way is better, how to print a value.
+  // The y measures, from the catalog (sim.Measures): label (with its
+  // unit), which way is better, how to print a value, the value of the
+  // uncompressed cache (or the row field that holds it).
   const pct = (v) => sig(100 * v, 3) + ' %';
-  const METRICS = {
-    mass: {label: 'attention mass kept', better: 'up', format: pct, perfect: 1},
-    output_error: {label: 'output error', better: 'down', format: pct, perfect: 0},
-    kl: {label: 'attention KL (nats)', better: 'down', format: (v) => sig(v, 3), perfect: 0},
-    top1: {label: 'top-1 agreement', better: 'up', format: pct, perfect: 1, model: true},
-    next_kl: {label: 'next-token KL (nats)', better: 'down', format: (v) => sig(v, 3), perfect: 0, model: true},
-    ppl: {label: 'perplexity', better: 'down', format: (v) => sig(v, 3), perfect: null, model: true},
-  };
+  function metricsOf(catalog) {
+    const out = {};
+    for (const m of (catalog && catalog.measures) || []) {
+      if (!m.chart) continue;
+      out[m.key] = {
+        label: m.label + (m.unit === 'nats' ? ' (nats)' : ''), better: m.up ? 'up' : 'down',
+        format: m.unit === 'share' ? pct : (v) => sig(v, 3), share: m.unit === 'share',
+        perfect: m.perfect === undefined ? null : m.perfect, perfectKey: m.perfectKey || '', model: !!m.model,
+      };
+    }
+    return out;
+  }
+  // policiesOf indexes the catalog's policies by name.
+  function policiesOf(catalog) {
+    const out = {};
+    for (const p of (catalog && catalog.policies) || []) out[p.name] = p;
+    return out;
+  }
+  const catalogOf = (opts) => (opts && opts.catalog) || root.kvscopeCatalog || {};
 
-  // Colour per policy (Okabe–Ito, distinct under colour-vision deficiency),
-  // in kvscope's policy order; policies beyond the list cycle through it.
+  // Colours for policies the catalog does not know (Okabe–Ito and Tol's,
+  // distinct under colour-vision deficiency), each taking the next.
   const PALETTE = ['#000000', '#E69F00', '#56B4E9', '#009E73', '#D55E00', '#0072B2', '#CC79A7', '#999933', '#882255', '#44AA99', '#F0E442', '#332288', '#117733', '#AA4499'];
-  const POLICY_ORDER = ['full', 'window', 'streaming', 'h2o', 'tova', 'knorm', 'chunk', 'random', 'snapkv', 'seed000', 'expected', 'keydiff', 'duo', 'quest'];
   const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'down', 'cross', 'plus'];
 
   // sig prints v with at most n significant digits, no exponent.
@@ -106,28 +126,30 @@
     return r.bits >= 16 ? b : b + ' ' + r.gran;
   }
 
-  // describe is the setting in words; names are the policies' names.
-  function describe(r, names) {
-    let s = (names && names[r.policy]) || r.policy;
-    if (r.policy === 'chunk') s += ' dropping ' + sig(100 * r.drop, 3) + ' % per chunk';
-    else if (r.policy === 'window') s += ' of ' + r.recent;
-    else if (r.policy !== 'full') {
-      const parts = [];
-      if (r.sink) parts.push(r.sink + ' sinks');
-      if (r.recent) parts.push(r.recent + ' recent');
-      if (r.heavy) parts.push(r.heavy + ' heavy');
-      if (parts.length) s += ': ' + parts.join(' + ');
-    }
+  // The settings a row carries that tell a policy's points apart, among
+  // those its catalog entry reads, with how each is written.
+  const ROW_SETTINGS = {
+    sink: (v) => v + ' sinks', recent: (v) => v + ' recent', heavy: (v) => v + ' heavy',
+    drop: (v) => 'dropping ' + sig(100 * v, 3) + ' % per chunk',
+  };
+  // readsOf is the row settings policy entry p reads (all of them when
+  // the catalog does not know the policy).
+  const readsOf = (p) => Object.keys(ROW_SETTINGS).filter((k) => !p || (p.reads || []).includes(k));
+
+  // describe is the setting in words; pol is the row's policy's catalog
+  // entry (or undefined).
+  function describe(r, pol) {
+    let s = (pol && pol.label) || r.policy;
+    const parts = readsOf(pol).filter((k) => r[k]).map((k) => ROW_SETTINGS[k](r[k]));
+    if (parts.length) s += ': ' + parts.join(' + ');
     return s + ' · ' + storageLabel(r);
   }
 
-  // sameSetting reports whether a row is the setting cfg names.
-  function sameSetting(r, cfg) {
+  // sameSetting reports whether a row is the setting cfg names: the same
+  // policy and storage, and the same value of every setting it reads.
+  function sameSetting(r, cfg, pol) {
     if (!cfg || r.policy !== cfg.policy || r.bits !== Number(cfg.bits) || r.gran !== cfg.gran) return false;
-    if (r.policy === 'full') return true;
-    if (r.policy === 'chunk') return Math.abs(r.drop - Number(cfg.drop)) < 1e-9;
-    if (r.policy === 'window') return r.recent === Number(cfg.recent);
-    return r.sink === Number(cfg.sink) && r.recent === Number(cfg.recent) && r.heavy === Number(cfg.heavy);
+    return readsOf(pol).every((k) => Math.abs(r[k] - Number(cfg[k])) < 1e-9);
   }
 
   // byteTicks returns powers of two within [lo, hi] (every second or
@@ -188,14 +210,17 @@
 
   function create(container, opts) {
     opts = opts || {};
+    const catalog = catalogOf(opts);
+    const METRICS = metricsOf(catalog);
+    const policies = policiesOf(catalog);
     let rows = [];
     let metric = METRICS[opts.metric] ? opts.metric : 'mass';
     let current = null;
     let budget = opts.budget || 0;
     let pending = false;
     const height = opts.height || 320;
-    const names = opts.names || {};
-    const nameOf = (p) => names[p] || p;
+    const nameOf = (p) => (policies[p] && policies[p].label) || p;
+    const describeRow = (r) => describe(r, policies[r.policy]);
     // Focus: the policy a legend click pinned, and the one under the
     // pointer (a key or a point), which wins while it is there. tagged
     // holds each drawn element with its policy and whether it is a legend
@@ -226,10 +251,7 @@
     container.appendChild(tip);
 
     function colorOf(p) {
-      if (!colors.has(p)) {
-        const i = POLICY_ORDER.indexOf(p);
-        colors.set(p, PALETTE[(i >= 0 ? i : POLICY_ORDER.length + colors.size) % PALETTE.length]);
-      }
+      if (!colors.has(p)) colors.set(p, (policies[p] && policies[p].color) || PALETTE[colors.size % PALETTE.length]);
       return colors.get(p);
     }
     function shapeOf(r) {
@@ -244,9 +266,8 @@
     }
 
     function showTip(r, x, y, W) {
-      const lines = [describe(r, names), formatBytes(r.bytes) + ' stored (' + sig(r.ratio || r.full_bytes / r.bytes, 3) + '× smaller than FP16)'];
-      const ms = ['mass', 'output_error', 'kl'].concat(value(r, 'top1') !== null ? ['top1', 'next_kl', 'ppl'] : []);
-      lines.push(ms.filter((k) => value(r, k) !== null).map((k) => (k === metric ? '▸ ' : '') + METRICS[k].label + ' ' + METRICS[k].format(r[k])).join(' · '));
+      const lines = [describeRow(r), formatBytes(r.bytes) + ' stored (' + sig(r.ratio || r.full_bytes / r.bytes, 3) + '× smaller than FP16)'];
+      lines.push(Object.keys(METRICS).filter((k) => value(r, k) !== null).map((k) => (k === metric ? '▸ ' : '') + METRICS[k].label + ' ' + METRICS[k].format(r[k])).join(' · '));
       tip.textContent = '';
       for (const l of lines) {
         const d = document.createElement('div');
@@ -265,6 +286,10 @@
       const H = height;
       const L = 56, R = 12, T = 34, B = 58;
       const m = METRICS[metric];
+      if (!m) {
+        el('text', {x: W / 2, y: H / 2, 'text-anchor': 'middle', fill: '#666', 'font-size': 13}, svg).textContent = 'no measures to plot (no catalog)';
+        return;
+      }
       const shown = rows.filter((r) => r.bytes > 0 && value(r, metric) !== null);
       // The legend wraps onto more rows in a narrow chart: the picture
       // grows below the plot instead of the rows climbing over the axis.
@@ -285,9 +310,9 @@
       const full = rows.length ? Math.max(...rows.map((r) => r.full_bytes || 0)) : 0;
       // The uncompressed point: the FP16 history, at perfect fidelity.
       let perfect = m.perfect;
-      if (metric === 'ppl') {
-        const f = rows.find((r) => r.ppl_full > 0);
-        perfect = f ? f.ppl_full : null;
+      if (m.perfectKey) {
+        const f = rows.find((r) => r[m.perfectKey] > 0);
+        perfect = f ? f[m.perfectKey] : null;
       }
       const xs = shown.map((r) => r.bytes).concat(full > 0 ? [full] : []);
       if (current && current.bytes > 0) xs.push(current.bytes);
@@ -299,11 +324,12 @@
       }
       const x0 = Math.min(...xs) / 1.25, x1 = Math.max(...xs) * 1.25;
       let y0 = Math.min(...ys), y1 = Math.max(...ys);
-      if (metric === 'mass' || metric === 'top1') { y0 = Math.min(y0, 0); y1 = 1; }
+      const topShare = m.share && m.better === 'up'; // a share that is best at 100 %
+      if (topShare) { y0 = Math.min(y0, 0); y1 = 1; }
       if (m.perfect === 0) y0 = 0;
       if (y1 - y0 < 1e-9) { y1 = y0 + 1; }
       const pad = (y1 - y0) * 0.05;
-      if (metric !== 'mass' && metric !== 'top1') y1 += pad;
+      if (!topShare) y1 += pad;
       const sx = (v) => L + (Math.log(v) - Math.log(x0)) / (Math.log(x1) - Math.log(x0)) * (W - L - R);
       const sy = (v) => T + (1 - (v - y0) / (y1 - y0)) * (H - T - B);
 
@@ -355,11 +381,11 @@
       const pts = el('g', {class: 'kvchart-points'}, svg);
       for (const r of shown) {
         const x = sx(r.bytes), y = sy(r[metric]);
-        const isCur = current && sameSetting(r, current);
+        const isCur = current && sameSetting(r, current, policies[r.policy]);
         const p = marker(shapeOf(r), x, y, isCur ? 6 : 4, {
           fill: colorOf(r.policy), stroke: isCur ? '#000' : '#fff', 'stroke-width': isCur ? 2.5 : 1,
           class: 'kvchart-point' + (isCur ? ' kvchart-current' : ''), tabindex: 0, role: 'button',
-          'data-index': r.index, 'data-policy': r.policy, 'aria-label': describe(r, names) + ', ' + formatBytes(r.bytes) + ', ' + m.label + ' ' + m.format(r[metric]),
+          'data-index': r.index, 'data-policy': r.policy, 'aria-label': describeRow(r) + ', ' + formatBytes(r.bytes) + ', ' + m.label + ' ' + m.format(r[metric]),
           style: 'cursor:pointer',
         }, pts);
         tag(p, r.policy);
@@ -469,9 +495,11 @@
       setBudget(b) { const v = Number(b) || 0; if (v !== budget) { budget = v; schedule(); } },
       focus(p) { pinned = p || null; applyFocus(); },
       metrics() {
-        const model = rows.some((r) => value(r, 'top1') !== null);
+        const model = rows.some((r) => Object.keys(METRICS).some((k) => METRICS[k].model && value(r, k) !== null));
         return Object.keys(METRICS).filter((k) => !METRICS[k].model || model);
       },
+      metricLabel(name) { return METRICS[name] ? METRICS[name].label : name; },
+      format(name, v) { return METRICS[name] ? METRICS[name].format(v) : String(v); },
       rows() { return rows.slice(); },
       draw,
       destroy() { container.textContent = ''; },
@@ -501,7 +529,8 @@
     if (container.style) container.style.position = container.style.position || 'relative';
     const svg = el('svg', {class: 'kvchart-series', role: 'img', 'aria-label': 'log-perplexity along the text', 'font-family': 'system-ui, sans-serif'});
     container.appendChild(svg);
-    const colors = {'full': '#000000', 'window': '#E69F00', 'sinks + window': '#009E73'};
+    // Each curve in its policy's colour (curves carry their policy).
+    const policies = policiesOf(catalogOf(opts));
 
     function draw() {
       const W = Math.max(280, container.clientWidth || 640), H = height;
@@ -538,7 +567,7 @@
         el('text', {x: sx(budget - 1) + 4, y: H - B - 6, fill: '#b00', 'font-size': 11}, svg).textContent = 'cache full: eviction starts';
       }
       curves.forEach((c, k) => {
-        const col = colors[c.label] || PALETTE[(k + 3) % PALETTE.length];
+        const col = (policies[c.policy] && policies[c.policy].color) || PALETTE[(k + 3) % PALETTE.length];
         const d = ys[k].map((v, i) => (i ? 'L' : 'M') + sx(i).toFixed(1) + ' ' + sy(v).toFixed(1)).join(' ');
         const path = el('path', {class: 'kvchart-curve', d: d, fill: 'none', stroke: col, 'stroke-width': 1.8, 'data-label': c.label}, svg);
         el('title', {}, path).textContent = c.label + ': ' + sig(ys[k][ys[k].length - 1], 3) + ' at the end (perplexity ' + sig(Math.exp(ys[k][ys[k].length - 1]), 3) + ')';
@@ -567,7 +596,7 @@
     return fig;
   }
 
-  const KVChart = {create, createSeries, METRICS, _internal: {smooth, sig, formatBytes, byteTicks, linTicks, curves, sameSetting, describe, settingOf}};
+  const KVChart = {create, createSeries, _internal: {metricsOf,smooth, sig, formatBytes, byteTicks, linTicks, curves, sameSetting, describe, settingOf}};
   if (typeof module !== 'undefined' && module.exports) module.exports = KVChart;
   root.KVChart = KVChart;
 })(typeof self !== 'undefined' ? self : globalThis);

@@ -16,12 +16,13 @@
   const status = (s) => { $("chart-status").textContent = s ? "· " + s : ""; };
 
   function ensure() {
-    if (chart || typeof KVChart === "undefined" || !window.kvscope || !window.kvscope.config) return !!chart;
-    const names = {};
-    for (const o of $("policy").options) names[o.value] = o.textContent;
+    if (chart || typeof KVChart === "undefined" || !window.kvscope || !window.kvscope.config || !window.kvscope.catalog) return !!chart;
+    // The policies' labels, colours and settings, and the measures, as
+    // their Go descriptions give them (view.Catalogue).
+    const catalog = JSON.parse(window.kvscope.catalog());
     chart = KVChart.create($("chart"), {
       metric: "mass",
-      names: names,
+      catalog: catalog,
       onPick: (s) => window.kvscope.applySettings(JSON.stringify(s)),
     });
     // One worker per core: the page's own thread idles while the chart
@@ -91,10 +92,9 @@
     const names = chart.metrics();
     const cur = sel.value || "mass";
     sel.textContent = "";
-    const labels = {mass: "attention mass kept", output_error: "output error", kl: "attention KL", top1: "top-1 agreement", next_kl: "next-token KL", ppl: "perplexity"};
     for (const n of names) {
       const o = document.createElement("option");
-      o.value = n; o.textContent = labels[n] || n;
+      o.value = n; o.textContent = chart.metricLabel(n);
       sel.appendChild(o);
     }
     sel.value = names.includes(cur) ? cur : "mass";
@@ -195,8 +195,8 @@
     const s0 = st.sides && st.sides[0];
     if (s0) {
       const cf = s0.config;
-      const cur = {policy: cf.Policy, sink: cf.Sink, recent: cf.Recent, heavy: cf.Heavy, drop: cf.DropShare, bits: cf.Bits, gran: cf.Granularity,
-        bytes: s0.storedBytes, mass: s0.mean.Mass, output_error: s0.mean.OutErr, kl: s0.mean.KL};
+      const cur = Object.assign({policy: cf.Policy, sink: cf.Sink, recent: cf.Recent, heavy: cf.Heavy, drop: cf.DropShare, bits: cf.Bits, gran: cf.Granularity,
+        bytes: s0.storedBytes}, s0.measures);
       if (st.text) { cur.top1 = st.text.agreement; cur.next_kl = st.text.meanKL; }
       chart.setCurrent(cur);
     }

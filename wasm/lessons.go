@@ -126,9 +126,9 @@ func (a *app) lessonActionDone() bool {
 func (a *app) lessonNumbers() lesson.Numbers {
 	n := lesson.FromSnapshot(a.sides[0].snap)
 	for _, e := range a.les.l.Expect {
-		if e.Metric == "ppl" && a.mdl.m != nil && a.sides[0].snap.Text != nil {
-			c := a.engConfig(0)
-			if _, ppl, err := sim.Perplexity(a.mdl.m, *c, a.sides[0].snap.Text.Full, a.st.Repos); err == nil {
+		if r, ok := a.sides[0].eng.(*sim.ModelRun); ok && e.Metric == "ppl" {
+			// The decoded tokens, scored as the command line scores them.
+			if _, ppl, err := r.Perplexity(); err == nil {
 				n.PPL = ppl
 			}
 		}

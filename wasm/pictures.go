@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall/js"
 
+	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
 
@@ -22,10 +23,6 @@ const (
 	sparkW, sparkH     = 64, 22
 	klSparkW, klSparkH = 160, 22
 )
-
-// sparkFloor is the smallest full-scale value of each metric's sparkline,
-// so that tiny errors do not fill it.
-var sparkFloor = [view.NumMetrics]float64{0.02, 0.02, 0.05, 1, 0.05}
 
 // spark is one sparkline: an SVG with a path for the older bars and one
 // for the newest.
@@ -119,10 +116,13 @@ func (m *memBars) set(bars *[3]view.Bar, scaleBytes int64) {
 	}
 }
 
+// nextKLScale is the next-token KL sparkline's least scale (its measure's).
+var nextKLScale = func() float64 { m, _ := sim.FindMeasure("next_kl"); return m.Scale }()
+
 // pictures holds the page's DOM pictures.
 type pictures struct {
 	mem    [2]*memBars
-	sparks [2][view.NumMetrics]*spark
+	sparks [2][]*spark // per view.Metrics
 	kl     *spark
 	cols   []float32 // sparkline scratch
 }
@@ -136,6 +136,7 @@ func (a *app) initPictures() {
 		if i == 1 {
 			c = view.SparkB
 		}
+		p.sparks[i] = make([]*spark, len(view.Metrics))
 		for k := range p.sparks[i] {
 			p.sparks[i][k] = newSpark(fmt.Sprintf("spark-%d-%d", i, k), sparkW, sparkH, c)
 		}
@@ -160,8 +161,10 @@ func (a *app) writePictures() {
 		}
 		bars := view.MemoryBars(s)
 		p.mem[i].set(&bars, maxFull)
-		for k := view.Metric(0); k < view.NumMetrics; k++ {
-			hs, _ := view.Spark(p.cols[:sparkW/2], s.History, k, sparkFloor[k])
+		for k, m := range view.Metrics {
+			// The sparkline's scale reaches at least the measure's Scale,
+			// so that tiny errors do not fill it.
+			hs, _ := view.Spark(p.cols[:sparkW/2], s.History, view.Metric(k), m.Scale)
 			if !a.st.Measured() {
 				hs = nil // nothing measured: an empty sparkline
 			}
@@ -170,7 +173,7 @@ func (a *app) writePictures() {
 	}
 	if a.st.ModelMode() && a.active() == 1 {
 		if s := a.sides[0].snap; s != nil && s.Text != nil {
-			hs, _ := view.SparkValues(p.cols[:klSparkW/2], s.Text.KLHistory, 0.05)
+			hs, _ := view.SparkValues(p.cols[:klSparkW/2], s.Text.KLHistory, nextKLScale)
 			p.kl.set(hs)
 		}
 	}

@@ -43,6 +43,26 @@ const (
 
 var allocNames = [...]string{Uniform: "uniform", AdaKV: "adakv", Pyramid: "pyramid"}
 
+// allocLabels are the allocators' names for menus.
+var allocLabels = [...]string{Uniform: "uniform", AdaKV: "AdaKV (per head)", Pyramid: "PyramidKV (per layer)"}
+
+// Allocs returns every allocator, in declaration order.
+func Allocs() []Alloc {
+	out := make([]Alloc, numAllocs)
+	for i := range out {
+		out[i] = Alloc(i)
+	}
+	return out
+}
+
+// Label returns the allocator's name for a menu: "AdaKV (per head)".
+func (a Alloc) Label() string {
+	if a < numAllocs {
+		return allocLabels[a]
+	}
+	return a.String()
+}
+
 // String returns the allocator's name as ParseAlloc accepts it.
 func (a Alloc) String() string {
 	if a < numAllocs {
@@ -74,7 +94,7 @@ func (c Config) validateAlloc() error {
 		return fmt.Errorf("kv: layer %d out of range [0, %d)", c.Layer, c.Layers)
 	case c.Alloc == Uniform:
 		return nil
-	case !c.Policy.budgeted():
+	case c.Policy.def().params&ParamAlloc == 0:
 		return fmt.Errorf("kv: the %s allocator splits a token budget; %s has none", c.Alloc, c.Policy)
 	case c.Alloc == AdaKV && c.SharedDecision():
 		return fmt.Errorf("kv: adakv gives heads unequal budgets; it cannot share one decision for all heads (%s, shared %v)", c.Policy, c.Shared)
@@ -120,7 +140,7 @@ func (c Config) layerHeavy() int {
 // decode step under a budgeted policy (on average over heads under AdaKV);
 // MaxTokens for the policies without a budget.
 func (c Config) LayerBudget() int {
-	if c.Policy >= numPolicies || !c.Policy.budgeted() {
+	if !c.Policy.valid() || !c.Policy.budgeted() {
 		return c.MaxTokens
 	}
 	return c.budgetOf(c.layerHeavy())

@@ -71,7 +71,7 @@ func ExampleParam_String() {
 	fmt.Println(H2O.Params())
 	fmt.Println(Full.Params())
 	// Output:
-	// sink+recent
-	// sink+recent+heavy+shared
+	// sink+recent+alloc+merge
+	// sink+recent+heavy+shared+alloc+merge+vweight
 	// none
 }

@@ -1,5 +1,7 @@
 package kv
 
+import "fmt"
+
 // Chunk (seed 004) splits the history into chunks of ChunkSize positions
 // and, when a chunk is complete, drops the DropShare of its keys with the
 // lowest L2 norm, per head or shared. It has no token budget: memory
@@ -7,8 +9,17 @@ package kv
 // float32 norm per cached token and head.
 func init() {
 	define(Chunk, &policyDef{
-		name: "chunk", params: ParamChunk | ParamDrop | ParamShared, keyNorms: true, stateBytes: 4,
-		validate: validChunk,
+		desc: Description{
+			Name: "chunk", Label: "chunks", Color: "#cc79a7",
+			Short: "drops the lowest-key-norm share of every complete chunk (no token budget)",
+			Help:  "Splits the cache into fixed chunks and drops a share of each (here by key norm), keeping an index so kept tokens remember their original positions. Memory shrinks by a constant factor rather than to a fixed budget.",
+			Paper: "kvscope's seed 004",
+			Reads: []Setting{{Param: ParamChunk, Min: 1}, {Param: ParamDrop, Min: 0, Max: 0.95}, {Param: ParamShared}},
+		},
+		keyNorms: true, stateBytes: 4,
+		keeps: func(c Config) string {
+			return fmt.Sprintf("each head drops %.3g%% of every chunk of %d tokens", 100*c.DropShare, c.ChunkSize)
+		},
 		held: func(c Config, n int, _ float64) (float64, float64) {
 			size := max(c.ChunkSize, 1)
 			t := float64(n - n/size*int(c.DropShare*float64(size)))

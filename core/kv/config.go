@@ -3,7 +3,6 @@ package kv
 import (
 	"errors"
 	"fmt"
-	"math"
 )
 
 // Config configures the cache of one layer.
@@ -57,15 +56,15 @@ type Config struct {
 }
 
 // Budget is the most tokens a head holds after each decode step under a
-// budgeted policy and the uniform allocator: the sum of the sink, recent
-// and heavy settings the policy reads (Params) — Recent alone for Window
-// and Sink + Recent for Streaming, which have no scored part, so Heavy is
-// not theirs to spend — and MaxTokens for the policies without a budget
+// budgeted policy and the uniform allocator: the sum of the budget
+// settings the policy reads (TokenBudget) — Recent alone for Window and
+// Sink + Recent for Streaming, which have no scored part, so Heavy is not
+// theirs to spend — and MaxTokens for the policies without a budget
 // (Full, Chunk, SnapKV, Duo, Quest). Under Pyramid the layer's own budget
 // differs (LayerBudget); under AdaKV heads differ but the layer's total is
 // KVHeads·Budget().
 func (c Config) Budget() int {
-	if c.Policy >= numPolicies || !c.Policy.budgeted() {
+	if !c.Policy.valid() || !c.Policy.budgeted() {
 		return c.MaxTokens
 	}
 	return c.budgetOf(c.Heavy)
@@ -77,29 +76,18 @@ func (c Config) Budget() int {
 // step, so attention over it is Full's; only its bookkeeping (index map,
 // scores) differs (OverheadHolding).
 func (c Config) KeepsAll(n int) bool {
-	return c.Policy < numPolicies && c.Policy.budgeted() && c.Alloc == Uniform && !c.Merge && c.Budget() >= n
+	return c.Policy.valid() && c.Policy.budgeted() && c.Alloc == Uniform && !c.Merge && c.Budget() >= n
 }
 
 // budgetOf is the budget with heavy as the scored part.
 func (c Config) budgetOf(heavy int) int {
-	ps := c.Policy.Params()
-	n := 0
-	if ps&ParamSink != 0 {
-		n += c.Sink
-	}
-	if ps&ParamRecent != 0 {
-		n += c.Recent
-	}
-	if ps&ParamHeavy != 0 {
-		n += heavy
-	}
-	return n
+	return c.sumOf(c.Policy.def().budget, heavy)
 }
 
 // Validate reports the first problem with c, or nil.
 func (c Config) Validate() error {
 	switch {
-	case c.Policy >= numPolicies:
+	case !c.Policy.valid():
 		return fmt.Errorf("kv: unknown policy %d", c.Policy)
 	case c.Heads <= 0 || c.KVHeads <= 0 || c.Dim <= 0:
 		return fmt.Errorf("kv: heads (%d), kv heads (%d) and dim (%d) must be positive", c.Heads, c.KVHeads, c.Dim)
@@ -120,6 +108,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	d := c.Policy.def()
+	if err := c.checkRanges(); err != nil {
+		return err
+	}
 	if d.validate != nil {
 		if err := d.validate(c); err != nil {
 			return err
@@ -127,7 +118,7 @@ func (c Config) Validate() error {
 	}
 	if d.budgeted {
 		if c.Budget() < 1 {
-			return fmt.Errorf("kv: %s needs a budget of at least 1 token (%s = %d)", c.Policy, c.Policy.Params().budgetFormula(), c.Budget())
+			return fmt.Errorf("kv: %s needs a budget of at least 1 token (%s = %d)", c.Policy, d.budget, c.Budget())
 		}
 		if d.sinks && c.Sink >= c.Budget() && d.params&ParamHeavy != 0 {
 			return fmt.Errorf("kv: budget %d leaves no room beyond the %d sink tokens", c.Budget(), c.Sink)
@@ -141,10 +132,10 @@ func (c Config) Validate() error {
 			}
 		}
 	}
-	if c.ValueWeight && !d.attention {
+	if c.ValueWeight && d.params&ParamValueWeight == 0 {
 		return fmt.Errorf("kv: value-aware weighting rescales an attention score; %s does not rank by attention", c.Policy)
 	}
-	if c.Merge && !d.budgeted {
+	if c.Merge && d.params&ParamMerge == 0 {
 		return fmt.Errorf("kv: merging folds evicted values into kept ones; %s has no budget to evict to", c.Policy)
 	}
 	return nil
@@ -167,7 +158,7 @@ func (c Config) Validate() error {
 // cache keeps its tokens in order (Full, Quest, Duo's retrieval heads).
 // It returns 0, 0 for an unknown policy or n < 1, and costs O(1).
 func (c Config) Held(n int, retrieval float64) (tokens, index float64) {
-	if c.Policy >= numPolicies || n < 1 {
+	if !c.Policy.valid() || n < 1 {
 		return 0, 0
 	}
 	d := c.Policy.def()
@@ -201,13 +192,11 @@ func (c Config) heldIndex(tokens float64) float64 {
 // both ask it). budget is clamped to [1, MaxTokens] and the sinks to half
 // of it, and Sink, Recent, Heavy and DropShare not set by the rule are 0:
 //
-//   - a budgeted policy (Budget = the sink, recent and heavy settings it
-//     reads): the sinks if it reads Sink, and the rest between Recent
-//     (the larger half) and Heavy where it reads both, else all to the one
-//     it reads — window keeps the budget as its window, streaming sinks and
-//     a window;
-//   - duo: its streaming heads keep the sinks and the rest as their
-//     window (its retrieval heads keep everything, above the budget);
+//   - a policy with budget settings (TokenBudget: the sink, recent and
+//     heavy settings it counts): the sinks if it counts Sink, and the
+//     rest between Recent (the larger half) and Heavy where it counts
+//     both, else all to the one it counts — window keeps the budget as
+//     its window, streaming and duo's streaming heads sinks and a window;
 //   - chunk: drops the share 1 − budget/MaxTokens of every chunk (at most
 //     0.95), so it keeps about the same share;
 //   - snapkv: keeps the same share of the prompt, half observation window
@@ -216,11 +205,11 @@ func (c Config) heldIndex(tokens float64) float64 {
 // It reports false, returning c unchanged, for a policy without a budget to
 // set (full, quest), an unknown policy or MaxTokens < 1.
 func (c Config) SetBudget(budget, sink int) (Config, bool) {
-	if c.Policy >= numPolicies || c.MaxTokens < 1 {
+	if !c.Policy.valid() || c.MaxTokens < 1 {
 		return c, false
 	}
 	d := c.Policy.def()
-	if d.setBudget == nil && !d.budgeted {
+	if d.setBudget == nil && d.budget == 0 {
 		return c, false
 	}
 	budget = min(max(budget, 1), c.MaxTokens)
@@ -234,10 +223,10 @@ func (c Config) SetBudget(budget, sink int) (Config, bool) {
 		return out, true
 	}
 	rest := budget
-	if d.params&ParamSink != 0 {
+	if d.budget&ParamSink != 0 {
 		out.Sink, rest = sink, budget-sink
 	}
-	switch ps := d.params & (ParamRecent | ParamHeavy); ps {
+	switch d.budget & (ParamRecent | ParamHeavy) {
 	case ParamRecent | ParamHeavy:
 		out.Recent, out.Heavy = rest-rest/2, rest/2
 	case ParamRecent:
@@ -246,17 +235,6 @@ func (c Config) SetBudget(budget, sink int) (Config, bool) {
 		out.Heavy = rest
 	}
 	return out, true
-}
-
-// validChunk checks the Chunk settings (Chunk's validate).
-func validChunk(c Config) error {
-	if c.ChunkSize < 1 {
-		return fmt.Errorf("kv: chunk size must be at least 1, got %d", c.ChunkSize)
-	}
-	if math.IsNaN(c.DropShare) || c.DropShare < 0 || c.DropShare >= 1 {
-		return fmt.Errorf("kv: drop share must be in [0, 1), got %v", c.DropShare)
-	}
-	return nil
 }
 
 // capacity is the most tokens a head holds at once.

@@ -1,6 +1,6 @@
 package kv
 
-import "errors"
+import "fmt"
 
 // DuoFactor is how many times the layer's mean a head's attention share
 // outside its sinks and recent window must be for DuoAttention to call it
@@ -33,12 +33,20 @@ const DuoFactor = 1.5
 // (and every head before the classification, as eviction may follow).
 func init() {
 	define(Duo, &policyDef{
-		name: "duo", params: budgetParams, sinks: true, recent: true, neverShared: true,
-		validate: func(c Config) error {
-			if c.Recent < 1 {
-				return errors.New("kv: duo's streaming heads need a recent window of at least 1 token")
-			}
-			return nil
+		desc: Description{
+			Name: "duo", Label: "DuoAttention", Color: "#117733",
+			Short: "retrieval heads keep every token, streaming heads sinks + a recent window",
+			Help:  "Heads differ: a few retrieval heads look far back and keep the whole cache; the rest are streaming heads that need only sinks and a recent window. kvscope tells them apart on the fly from how much attention each head pays outside its sinks and window.",
+			Paper: "Xiao et al., DuoAttention: Efficient Long-Context LLM Inference with Retrieval and Streaming Heads, arXiv 2410.10819",
+			Reads: []Setting{
+				{Param: ParamSink, Budget: true, Means: "the streaming heads' sinks"},
+				{Param: ParamRecent, Min: 1, Budget: true, Means: "the streaming heads' window"},
+				{Param: ParamHeavy, Means: "heads are classified after sink + recent + heavy tokens"},
+			},
+		},
+		sinks: true, recent: true, neverShared: true,
+		keeps: func(c Config) string {
+			return fmt.Sprintf("streaming heads keep %d sinks + %d recent, retrieval heads every token (told apart after %d tokens)", c.Sink, c.Recent, c.Sink+c.Recent+c.Heavy)
 		},
 		setup: func(l *Layer) {
 			l.state = &duoState{lost: make([]float64, len(l.heads)), retrieval: make([]bool, len(l.heads))}
@@ -64,10 +72,6 @@ func init() {
 				st.lost[g] += s
 			}
 			st.steps++
-		},
-		setBudget: func(c *Config, budget, sink int) bool {
-			c.Sink, c.Recent = sink, budget-sink
-			return true
 		},
 		evict:      func(l *Layer, pos int) { l.duoEvict(pos) },
 		endPrompt:  func(l *Layer) { l.duoEvict(l.last) },

@@ -121,7 +121,7 @@ func (l *Layer) keep(h *head, i int) float64 {
 	} else {
 		v = h.score[i]
 	}
-	if l.cfg.ValueWeight && l.def.attention {
+	if l.cfg.ValueWeight && l.def.params&ParamValueWeight != 0 {
 		v *= float64(h.vnorm[i])
 	}
 	return v

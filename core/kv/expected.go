@@ -48,8 +48,18 @@ const ExpectedWindow = 16
 // value norm per cached token and head.
 func init() {
 	define(Expected, &policyDef{
-		name: "expected", params: budgetParams | ParamShared, budgeted: true, sinks: true, recent: true,
-		scoredRole: Heavy, valueNorms: true, stateBytes: 4,
+		desc: Description{
+			Name: "expected", Label: "ExpectedAttention", Color: "#f0e442", Scored: "highest expected attention", Work: 4,
+			Short: "keeps the keys future queries are expected to attend to, times the value's norm",
+			Help:  "Predicts the attention future queries will pay each key from the mean and spread of the recent queries — if q is Gaussian, E[exp(q·k/√d)] = exp(k·μ/√d + ½·kᵀΣk/d) — and weighs it by the value's size. kvpress's default: it looks ahead instead of back.",
+			Paper: "Devoto et al., Expected Attention: KV Cache Compression by Estimating Attention from Future Queries Distribution, arXiv 2510.00636",
+			Reads: []Setting{
+				{Param: ParamSink, Budget: true, Means: "4 keeps the first 4 tokens, as kvpress does"},
+				{Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true},
+				{Param: ParamShared}, {Param: ParamAlloc}, {Param: ParamMerge},
+			},
+		},
+		budgeted: true, sinks: true, recent: true, scoredRole: Heavy, valueNorms: true, stateBytes: 4,
 		setup: func(l *Layer) {
 			c := &l.cfg
 			l.state = &expectedState{

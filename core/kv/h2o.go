@@ -10,8 +10,14 @@ package kv
 // token and head.
 func init() {
 	define(H2O, &policyDef{
-		name: "h2o", params: budgetParams | ParamShared, budgeted: true, sinks: true, recent: true,
-		scoredRole: Heavy, attention: true, stateBytes: 8,
+		desc: Description{
+			Name: "h2o", Label: "H2O", Title: "H2O (heavy hitters + recent)", Color: "#009e73",
+			Short: "keeps the heavy hitters by accumulated attention and a recent window",
+			Help:  "Each cached token accumulates the attention it receives; when the cache is over budget, the token with the smallest total goes. A few heavy hitters collect most attention, so keeping them plus a recent window preserves most of the attention mass at a fraction of the memory.",
+			Paper: "Zhang et al., H2O: Heavy-Hitter Oracle for Efficient Generative Inference of Large Language Models, NeurIPS 2023",
+			Reads: []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamShared}, {Param: ParamAlloc}, {Param: ParamMerge}, {Param: ParamValueWeight}},
+		},
+		budgeted: true, sinks: true, recent: true, scoredRole: Heavy, stateBytes: 8,
 		observe: accumulateAttention,
 	})
 }

@@ -38,7 +38,7 @@ func TestHeldIsWhatALayerHolds(t *testing.T) {
 			}
 		}
 	}
-	if tok, idx := (Config{Policy: numPolicies}).Held(10, 0); tok != 0 || idx != 0 {
+	if tok, idx := (Config{Policy: 255}).Held(10, 0); tok != 0 || idx != 0 {
 		t.Errorf("unknown policy holds %v, %v", tok, idx)
 	}
 }

@@ -13,8 +13,14 @@ package kv
 // per cached token and head.
 func init() {
 	define(KeyDiff, &policyDef{
-		name: "keydiff", params: budgetParams | ParamShared, budgeted: true, sinks: true, recent: true,
-		scoredRole: Heavy, keyNorms: true, stateBytes: 4,
+		desc: Description{
+			Name: "keydiff", Label: "KeyDiff", Color: "#332288", Scored: "most distinct keys", KeysAsStored: true,
+			Short: "keeps the keys least like the mean key",
+			Help:  "Keeps the keys least like the average key (lowest cosine to the mean direction). Needs no attention weights at all, so it works with fused attention kernels, and it keeps the unusual tokens a later query may look for.",
+			Paper: "Park et al., KeyDiff: Key Similarity-Based KV Cache Eviction for Long-Context LLM Inference in Resource-Constrained Environments, arXiv 2504.15364",
+			Reads: []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamShared}, {Param: ParamAlloc}, {Param: ParamMerge}},
+		},
+		budgeted: true, sinks: true, recent: true, scoredRole: Heavy, keyNorms: true, stateBytes: 4,
 		setup: func(l *Layer) {
 			l.state = &keyDiffState{w: make([]float32, l.capacity), dots: make([]float32, l.capacity), mean: make([]float32, l.cfg.Dim)}
 		},

@@ -7,8 +7,14 @@ package kv
 // Recent + Heavy. State: one float32 norm per cached token and head.
 func init() {
 	define(Knorm, &policyDef{
-		name: "knorm", params: budgetParams | ParamShared, budgeted: true, sinks: true, recent: true,
-		keyNorms: true, stateBytes: 4,
+		desc: Description{
+			Name: "knorm", Label: "key norm", Color: "#0072b2", Scored: "lowest key norms",
+			Short: "keeps the keys with the lowest L2 norm",
+			Help:  "Keeps keys with a small norm: large-norm keys tend to receive little attention. It needs no attention weights at all, so it works with fused attention kernels.",
+			Paper: "Devoto et al., A Simple and Effective L2 Norm-Based Strategy for KV Cache Compression, EMNLP 2024",
+			Reads: []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamShared}, {Param: ParamAlloc}, {Param: ParamMerge}},
+		},
+		budgeted: true, sinks: true, recent: true, keyNorms: true, stateBytes: 4,
 		keep: func(_ *Layer, h *head, i int) float64 { return -float64(h.norm[i]) },
 	})
 }

@@ -288,7 +288,7 @@ func TestConfigErrors(t *testing.T) {
 		{"chunk size 0", func(c *Config) { c.Policy, c.ChunkSize = Chunk, 0 }, "chunk size"},
 		{"drop share 1", func(c *Config) { c.Policy, c.DropShare = Chunk, 1 }, "drop share"},
 		{"drop share NaN", func(c *Config) { c.Policy, c.DropShare = Chunk, math.NaN() }, "drop share"},
-		{"unknown policy", func(c *Config) { c.Policy = numPolicies }, "unknown policy"},
+		{"unknown policy", func(c *Config) { c.Policy = 255 }, "unknown policy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := base

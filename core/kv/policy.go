@@ -1,20 +1,3 @@
-// Package kv is kvscope's compressed key/value cache: per layer and per
-// key/value head it holds the tokens an eviction policy keeps under a token
-// budget, stores their keys and values through a Store (exact, FP16,
-// quantized or low-rank), and records each token's original position,
-// accumulated attention score, role and, once evicted, when it left.
-//
-// A policy is a scorer — a score per cached token of a key/value head,
-// higher keeps — plus what it protects (attention sinks, a recent window).
-// How many tokens each head may keep is the budget allocator's choice
-// (Alloc: uniform, AdaKV or PyramidKV), separate from the scorer, so any
-// allocator composes with any scorer. Each policy lives in its own file
-// (h2o.go, tova.go, …), whose doc comment states its rule, parameters and
-// paper, and registers itself with define.
-//
-// A decoding loop feeds a Layer one token at a time with Step (or a whole
-// prompt with Prefill). Every per-step operation costs O(budget·dim) and
-// allocates nothing once the Layer is built.
 package kv
 
 import (
@@ -65,26 +48,26 @@ const (
 	numPolicies
 )
 
-// policyDef is what a policy is: its name, the settings it reads, what it
-// protects, and the hooks the Layer calls. A nil hook means the default
-// stated beside it. Hooks run inside Step and must allocate nothing.
+// policyDef is what a policy is: its Description, what it protects, and
+// the hooks the Layer calls. A nil hook means the default stated beside
+// it. Hooks run inside Step and must allocate nothing.
 type policyDef struct {
-	name   string
-	params Param // settings read; a budgeted policy's budget is the sum of its sink, recent and heavy
+	desc   Description
+	params Param // the settings desc.Reads names
+	budget Param // the settings that add up to its token budget (Setting.Budget)
 
-	budgeted      bool // evicts down to a token budget per head after every decode step
-	sinks, recent bool // positions < Sink, and the Recent newest tokens, are never evicted
-	scoredRole    Role // role of a token kept for its score (outside the windows)
-	keyNorms      bool // keep ‖k‖ of each token as it arrived (head.norm)
-	valueNorms    bool // keep ‖v‖ of each token as it arrived (head.vnorm)
-	attention     bool // the score is attention: value-aware weighting (Config.ValueWeight) applies
-	latest        bool // the score is the latest attention alone (TOVA): Update replaces scores instead of adding
-	oneScore      bool // one score for all heads, kept in head 0 (Seed000)
-	alwaysShared  bool // one decision for all heads whatever Config.Shared (Seed000)
-	neverShared   bool // one decision per head whatever Config.Shared (SnapKV)
-	inPrompt      bool // also evicts while the prompt lasts (Seed000)
-	stateBytes    int  // bytes of policy state per cached token and head (once when shared)
-	validate      func(c Config) error
+	budgeted      bool                                   // evicts down to a token budget per head after every decode step (desc.Budgeted)
+	sinks, recent bool                                   // positions < Sink, and the Recent newest tokens, are never evicted
+	scoredRole    Role                                   // role of a token kept for its score (outside the windows)
+	keyNorms      bool                                   // keep ‖k‖ of each token as it arrived (head.norm)
+	valueNorms    bool                                   // keep ‖v‖ of each token as it arrived (head.vnorm)
+	latest        bool                                   // the score is the latest attention alone (TOVA): Update replaces scores instead of adding
+	oneScore      bool                                   // one score for all heads, kept in head 0 (Seed000)
+	alwaysShared  bool                                   // one decision for all heads whatever Config.Shared (Seed000)
+	neverShared   bool                                   // one decision per head whatever Config.Shared (SnapKV)
+	inPrompt      bool                                   // also evicts while the prompt lasts (Seed000)
+	stateBytes    int                                    // bytes of policy state per cached token and head (once when shared)
+	validate      func(c Config) error                   // rules beyond its settings' ranges; nil: none
 	setup         func(l *Layer)                         // allocate the policy's state; nil: none
 	reset         func(l *Layer)                         // empty the policy's state; nil: none
 	arrive        func(l *Layer, g int, k []float32)     // a token entered head g (after the generic per-token state)
@@ -97,6 +80,7 @@ type policyDef struct {
 	evict         func(l *Layer, pos int)                // after each step; nil: evict down to budget if budgeted
 	extraBytes    func(l *Layer) int64                   // policy state not per token (page bounds, statistics)
 	role          func(l *Layer, g, i int) Role          // role of head g's i-th token; nil: sink, recent or scoredRole
+	roles         []Role                                 // the roles role gives (with a role hook)
 	noIndex       bool                                   // keeps every token in order: no index map (Full, Quest)
 	indexedHead   func(l *Layer, g int) bool             // whether head g needs an index map; nil: every head does
 	// held is Config.Held's rule: the mean tokens a kv head keeps at a
@@ -104,54 +88,81 @@ type policyDef struct {
 	// Held); nil: every token for a policy without a budget, else the
 	// budget, each indexed (heldIndex).
 	held func(c Config, n int, retrieval float64) (tokens, index float64)
-	// setBudget is SetBudget's rule for a policy without a budget of
-	// sink + recent + heavy: it sets c's settings from the budget and sink
-	// count (both checked) and reports whether it could; nil: the budgeted
-	// policies' rule (SetBudget), no budget to set for the others.
+	// setBudget is SetBudget's rule for a policy whose budget is not the
+	// sum of its budget settings: it sets c's settings from the budget
+	// and sink count (both checked) and reports whether it could; nil: the
+	// rule for the budget settings (SetBudget), none for a policy without.
 	setBudget func(c *Config, budget, sink int) bool
+	// keeps is Config.Keeps's text; nil: the budget settings' sum.
+	keeps func(c Config) string
 }
 
-// indexed reports whether a policy without a budget still keeps an index
-// map of original positions (it evicts some tokens).
+// registry holds every policy's definition, indexed by Policy: the
+// built-in ones at their constants (defined by their files' init), then
+// the registered ones.
+var registry []*policyDef
 
-var registry [numPolicies]*policyDef
-
-// define registers policy p; each policy's file calls it from init.
+// define registers built-in policy p; each policy's file calls it from
+// init. d.desc.Reads gives d.params and d.budget.
 func define(p Policy, d *policyDef) {
+	for len(registry) <= int(p) {
+		registry = append(registry, nil)
+	}
 	if registry[p] != nil {
-		panic("kv: policy " + d.name + " defined twice")
+		panic("kv: policy " + d.desc.Name + " defined twice")
+	}
+	for _, o := range registry {
+		if o != nil && (o.desc.Name == d.desc.Name || o.desc.Color == d.desc.Color) {
+			panic("kv: policy " + d.desc.Name + " defined twice, or in " + o.desc.Name + "'s colour")
+		}
+	}
+	d.desc.Budgeted = d.budgeted
+	for _, s := range d.desc.Reads {
+		d.params |= s.Param
+		if s.Budget {
+			d.budget |= s.Param
+		}
 	}
 	registry[p] = d
 }
+
+// valid reports whether p is a defined policy.
+func (p Policy) valid() bool { return int(p) < len(registry) && registry[p] != nil }
 
 // def returns p's definition; p must be valid.
 func (p Policy) def() *policyDef { return registry[p] }
 
 // String returns the policy's name as ParsePolicy accepts it.
 func (p Policy) String() string {
-	if p < numPolicies {
-		return registry[p].name
+	if p.valid() {
+		return registry[p].desc.Name
 	}
 	return fmt.Sprintf("Policy(%d)", p)
 }
 
-// Policies returns every policy, in declaration order.
+// Policies returns every policy: the built-in ones in declaration order,
+// then the registered ones in the order they were registered.
 func Policies() []Policy {
-	ps := make([]Policy, numPolicies)
-	for i := range ps {
-		ps[i] = Policy(i)
+	ps := make([]Policy, 0, len(registry))
+	for i := range registry {
+		if Policy(i).valid() {
+			ps = append(ps, Policy(i))
+		}
 	}
 	return ps
 }
 
 // ParsePolicy returns the policy with the given name (case-insensitive).
+// It allocates nothing when it finds one.
 func ParsePolicy(name string) (Policy, error) {
-	names := make([]string, numPolicies)
 	for i, d := range registry {
-		if strings.EqualFold(name, d.name) {
+		if d != nil && strings.EqualFold(name, d.desc.Name) {
 			return Policy(i), nil
 		}
-		names[i] = d.name
+	}
+	var names []string
+	for _, p := range Policies() {
+		names = append(names, p.String())
 	}
 	return 0, fmt.Errorf("kv: unknown policy %q (want one of %s)", name, strings.Join(names, ", "))
 }
@@ -164,17 +175,21 @@ type Param uint16
 
 // The settings a policy may read.
 const (
-	ParamSink   Param = 1 << iota // Config.Sink
-	ParamRecent                   // Config.Recent
-	ParamHeavy                    // Config.Heavy
-	ParamChunk                    // Config.ChunkSize
-	ParamDrop                     // Config.DropShare
-	ParamShared                   // Config.Shared
-	ParamSeed                     // Config.Seed
-	ParamPages                    // Config.Pages and Config.PageSize
+	ParamSink        Param = 1 << iota // Config.Sink
+	ParamRecent                        // Config.Recent
+	ParamHeavy                         // Config.Heavy
+	ParamChunk                         // Config.ChunkSize
+	ParamDrop                          // Config.DropShare
+	ParamShared                        // Config.Shared
+	ParamSeed                          // Config.Seed
+	ParamPages                         // Config.Pages
+	ParamPageSize                      // Config.PageSize
+	ParamAlloc                         // Config.Alloc (an allocator other than Uniform), Layer and Layers
+	ParamMerge                         // Config.Merge
+	ParamValueWeight                   // Config.ValueWeight
 )
 
-var paramNames = [...]string{"sink", "recent", "heavy", "chunk", "drop", "shared", "seed", "pages"}
+var paramNames = [...]string{"sink", "recent", "heavy", "chunk", "drop", "shared", "seed", "pages", "pagesize", "alloc", "merge", "vweight"}
 
 // String lists the settings by their short names, joined by "+", or "none".
 func (p Param) String() string {
@@ -190,21 +205,15 @@ func (p Param) String() string {
 	return strings.Join(names, "+")
 }
 
-// budgetFormula is the sum that makes the token budget of a policy
-// reading p.
-func (p Param) budgetFormula() string {
-	return (p & budgetParams).String()
-}
-
-// Params returns the settings policy p reads; the others change nothing
-// it does. A budgeted policy's budget is the sum of the sink, recent and
-// heavy settings it reads (see Config.Budget).
+// Params returns the settings policy p reads (its Description's Reads);
+// the others change nothing it does. A budgeted policy's budget is the
+// sum of its budget settings (see Config.Budget).
 func (p Policy) Params() Param {
-	if p >= numPolicies {
+	if !p.valid() {
 		return 0
 	}
 	return p.def().params
 }
 
-// budgetParams are the settings that add up to a budget.
+// budgetParams are the settings that may add up to a budget.
 const budgetParams = ParamSink | ParamRecent | ParamHeavy

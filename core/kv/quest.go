@@ -25,13 +25,19 @@ const (
 // tokens each query head attended. Reads: Pages, PageSize.
 func init() {
 	define(Quest, &policyDef{
-		name: "quest", params: ParamPages, noIndex: true, neverShared: true,
-		validate: func(c Config) error {
-			if c.Pages < 0 || c.Pages > 1<<20 || c.PageSize < 0 || c.PageSize > 1<<16 {
-				return fmt.Errorf("kv: quest needs pages per query in [0, 2^20] (0 means %d) and a page size in [0, 65536] (0 means %d); got %d pages of %d",
-					DefaultPages, DefaultPageSize, c.Pages, c.PageSize)
-			}
-			return nil
+		desc: Description{
+			Name: "quest", Label: "Quest", Color: "#aa4499", KeysAsStored: true, Work: 0.5,
+			Short: "evicts nothing: each query attends to its best pages only",
+			Help:  "Selects instead of evicting: every token stays, in pages (16 tokens by default); each query reads only the pages whose key bounds promise the largest scores. Attention work falls; memory does not (the bar says so honestly).",
+			Paper: "Tang et al., Quest: Query-Aware Sparsity for Efficient Long-Context LLM Inference, ICML 2024",
+			Reads: []Setting{
+				{Param: ParamPages, Min: 0, Max: 1 << 20, Means: fmt.Sprintf("pages each query reads besides the newest; 0 means %d", DefaultPages)},
+				{Param: ParamPageSize, Min: 0, Max: 1 << 16, Means: fmt.Sprintf("tokens per page; 0 means %d", DefaultPageSize)},
+			},
+		},
+		noIndex: true, neverShared: true,
+		keeps: func(c Config) string {
+			return fmt.Sprintf("nothing is evicted; each query reads only its %d best pages of %d tokens and the newest", c.pageCount(), c.pageSize())
 		},
 		setup: func(l *Layer) {
 			c := &l.cfg

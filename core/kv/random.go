@@ -10,7 +10,13 @@ import "github.com/kvscope/kvscope/core/internal/splitmix"
 // fixed once drawn.
 func init() {
 	define(Random, &policyDef{
-		name: "random", params: budgetParams | ParamShared | ParamSeed, budgeted: true, sinks: true, recent: true,
+		desc: Description{
+			Name: "random", Label: "random", Color: "#999933", Scored: "random picks",
+			Short: "evicts a uniformly chosen token outside the sinks and the recent window",
+			Help:  "Evicts a random token when over budget — the control experiment that shows how much a smart choice is worth.",
+			Reads: []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamShared}, {Param: ParamSeed}, {Param: ParamAlloc}, {Param: ParamMerge}},
+		},
+		budgeted: true, sinks: true, recent: true,
 		victim: func(l *Layer, _, lo, hi int) int { return lo + l.rng.IntN(hi-lo) },
 		keep: func(l *Layer, h *head, i int) float64 {
 			g := uint64(h.idx)

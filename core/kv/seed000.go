@@ -10,8 +10,15 @@ package kv
 // token, once per layer.
 func init() {
 	define(Seed000, &policyDef{
-		name: "seed000", params: budgetParams, budgeted: true, sinks: true, recent: true,
-		scoredRole: Heavy, attention: true, oneScore: true, alwaysShared: true, inPrompt: true, stateBytes: 8,
+		desc: Description{
+			Name: "seed000", Label: "sinks + H2O + recent", Title: "Sinks + H2O + recent (combined)", Color: "#44aa99",
+			Short: "sinks, heavy hitters and a recent window with one decision for all heads (always shared)",
+			Help:  "The three ideas together with one decision shared by all heads: sinks stay, the recent window stays, and the heavy-hitter budget goes to the highest accumulated attention.",
+			Paper: "kvscope's seed 000",
+			Reads: []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamAlloc}, {Param: ParamMerge}, {Param: ParamValueWeight}},
+		},
+		budgeted: true, sinks: true, recent: true,
+		scoredRole: Heavy, oneScore: true, alwaysShared: true, inPrompt: true, stateBytes: 8,
 		observe: func(l *Layer, _ []float32, _ int) {
 			// Seed 000 feeds the attention over the cache before the new token:
 			// per query head that is the same softmax without the last entry,

@@ -1,7 +1,7 @@
 package kv
 
 import (
-	"errors"
+	"fmt"
 	"math"
 	"sort"
 )
@@ -15,12 +15,19 @@ import (
 // lasts, none after.
 func init() {
 	define(SnapKV, &policyDef{
-		name: "snapkv", params: ParamRecent | ParamHeavy, neverShared: true,
-		validate: func(c Config) error {
-			if c.Recent < 1 || c.Heavy < 0 {
-				return errors.New("kv: snapkv needs an observation window (recent) of at least 1 token")
-			}
-			return nil
+		desc: Description{
+			Name: "snapkv", Label: "SnapKV", Color: "#882255",
+			Short: "compresses the prompt once: its last queries vote for the prompt tokens each head keeps",
+			Help:  "Compresses once, after the prompt: the last prompt queries vote on which prompt tokens matter, each head keeps its top picks, and nothing is evicted while generating.",
+			Paper: "Li et al., SnapKV: LLM Knows What You are Looking for Before Generation, 2024",
+			Reads: []Setting{
+				{Param: ParamRecent, Min: 1, Means: "the prompt's observation window"},
+				{Param: ParamHeavy, Means: "the prompt tokens each head keeps beyond the window"},
+			},
+		},
+		roles: []Role{Recent, Heavy, Kept}, neverShared: true,
+		keeps: func(c Config) string {
+			return fmt.Sprintf("the prompt's last %d queries choose %d prompt tokens per head; every generated token stays", c.Recent, c.Heavy)
 		},
 		setup: func(l *Layer) {
 			l.obsQ = make([]float32, l.cfg.Recent*l.cfg.Heads*l.cfg.Dim)

@@ -8,8 +8,14 @@ package kv
 // attention.
 func init() {
 	define(TOVA, &policyDef{
-		name: "tova", params: budgetParams | ParamShared, budgeted: true, sinks: true, recent: true,
-		attention: true, latest: true,
+		desc: Description{
+			Name: "tova", Label: "TOVA", Color: "#d55e00", Scored: "most attended now",
+			Short: "drops the token the current query attends to least",
+			Help:  "When over budget, drops the token the current query attends to least. No accumulated history, so it adapts quickly when the text changes topic.",
+			Paper: "Oren et al., Transformers are Multi-State RNNs, 2024",
+			Reads: []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamShared}, {Param: ParamAlloc}, {Param: ParamMerge}, {Param: ParamValueWeight}},
+		},
+		budgeted: true, sinks: true, recent: true, latest: true,
 		observe: func(l *Layer, _ []float32, _ int) {
 			for g := range l.heads {
 				h := &l.heads[g]

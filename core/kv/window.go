@@ -1,7 +1,5 @@
 package kv
 
-import "errors"
-
 // Window (sliding-window attention, as in Longformer's local band and
 // Mistral's sliding window) keeps the Recent newest tokens and nothing
 // else: the oldest token goes first. Once the first tokens leave,
@@ -9,13 +7,14 @@ import "errors"
 // StreamingLLM fixes). Reads: Recent (at least 1). Budget: Recent.
 func init() {
 	define(Window, &policyDef{
-		name: "window", params: ParamRecent, budgeted: true, recent: true,
-		validate: func(c Config) error {
-			if c.Recent < 1 {
-				return errors.New("kv: window policy needs a recent window of at least 1 token")
-			}
-			return nil
+		desc: Description{
+			Name: "window", Label: "window only", Title: "Window", Color: "#e69f00",
+			Short: "keeps the -recent newest tokens and nothing else",
+			Help:  "Keeps only the most recent tokens. Cheap and simple — but once the first tokens leave, attention that used to rest on them has nowhere to go and the model degrades. Watch the attention mass drop.",
+			Paper: "Beltagy et al., Longformer (2020); Mistral's sliding window",
+			Reads: []Setting{{Param: ParamRecent, Min: 1, Budget: true}, {Param: ParamAlloc}, {Param: ParamMerge}},
 		},
+		budgeted: true, recent: true,
 		keep:   positionKeep,
 		victim: oldest,
 	})

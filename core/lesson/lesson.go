@@ -12,6 +12,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kvscope/kvscope/core/sim"
 )
 
 // A Setting is one key/value of the page's link (the keys of viz/view's
@@ -179,7 +181,7 @@ func changes(es []Expect, before, after Numbers) string {
 
 // change writes one measure's change, from its two values as printed.
 func change(metric string, before, after float64) string {
-	name := names[metric]
+	name := nameOf(metric)
 	b, a := Format(metric, before), Format(metric, after)
 	switch moved(metric, before, after) {
 	case Up:
@@ -212,12 +214,18 @@ func join(parts []string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
-// names are the measures as a claim calls them.
+// names are the measures beyond the fidelity measures (sim.Measures,
+// which name themselves) as a claim calls them.
 var names = map[string]string{
-	"mass": "attention mass kept", "output_error": "output error", "kl": "attention KL",
-	"key_error": "key error", "value_error": "value error",
 	"bytes": "memory", "payload": "the codes", "overhead": "the bookkeeping", "step": "the history",
-	"top1": "top-1 agreement", "next_kl": "next-token KL", "ppl": "perplexity",
+}
+
+// nameOf is what a claim calls a measure.
+func nameOf(metric string) string {
+	if m, ok := sim.FindMeasure(metric); ok {
+		return m.Label
+	}
+	return names[metric]
 }
 
 // Format prints a measure as claims do: shares (mass, errors, top-1) as
@@ -225,15 +233,20 @@ var names = map[string]string{
 // MiB, KLs and perplexity with three significant digits, the step as a
 // whole number of tokens.
 func Format(metric string, v float64) string {
+	if m, ok := sim.FindMeasure(metric); ok {
+		switch m.Unit {
+		case "share":
+			return sig(100*v, 3) + " %"
+		case "nats":
+			return sig(v, 3) + " nats"
+		}
+		return sig(v, 3)
+	}
 	switch metric {
-	case "mass", "output_error", "key_error", "value_error", "top1":
-		return sig(100*v, 3) + " %"
 	case "bytes", "payload", "overhead":
 		return formatBytes(v)
 	case "step":
 		return strconv.FormatFloat(v, 'f', 0, 64) + " tokens"
-	case "kl", "next_kl":
-		return sig(v, 3) + " nats"
 	}
 	return sig(v, 3)
 }

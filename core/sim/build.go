@@ -106,11 +106,20 @@ func (c Config) kv() (kv.Config, error) {
 	if err != nil {
 		return kv.Config{}, err
 	}
-	k := kv.Config{Policy: p, Sink: c.Sink, Recent: c.Recent, Heavy: c.Heavy, ChunkSize: c.ChunkSize,
+	k := c.kvWith(p, a)
+	return k, k.Validate()
+}
+
+// KV returns the eviction part of c as core/kv reads it (without stores),
+// and kv's verdict on it (an unknown policy gives the zero Config).
+func (c Config) KV() (kv.Config, error) { return c.kv() }
+
+// kvWith is the eviction part of c with policy p and allocator a.
+func (c Config) kvWith(p kv.Policy, a kv.Alloc) kv.Config {
+	return kv.Config{Policy: p, Sink: c.Sink, Recent: c.Recent, Heavy: c.Heavy, ChunkSize: c.ChunkSize,
 		DropShare: c.DropShare, Shared: c.Shared, Seed: c.Seed, Heads: c.Heads, KVHeads: c.KVHeads,
 		Dim: c.HeadDim, MaxTokens: c.Tokens, MaxPrompt: c.Prompt,
 		Alloc: a, Layers: c.Layers, Merge: c.Merge, ValueWeight: c.ValueWeight, Pages: c.Pages, PageSize: c.PageSize}
-	return k, k.Validate()
 }
 
 // storeConfigs returns the key and value store configurations, with the
@@ -249,4 +258,15 @@ func calibrateArrays(c Config, newSource func() (Source, error)) (kcal, vcal []*
 		}
 	}
 	return kcal, vcal, kb, vb, nil
+}
+
+// Keeps says what each head of c keeps, in the words of c's policy
+// (kv.Config.Keeps): the page's titles and the command line print it.
+// An unknown policy is its own name.
+func (c Config) Keeps() string {
+	p, err := kv.ParsePolicy(c.Policy)
+	if err != nil {
+		return c.Policy
+	}
+	return c.kvWith(p, kv.Uniform).Keeps()
 }

@@ -62,10 +62,12 @@
 // # Where the techniques live
 //
 // Each policy is one file in core/kv and each quantizer one codec in
-// core/store; sim asks them for a policy's budget rule, what it holds and
-// whether it shares its decision, and for a store's tables and its
-// quantizer's value-side partner, instead of keeping copies. What still
-// names policies here: the presets (data), the sweep's work estimate
-// (pointCost), the real-model curves' choice of policies, and ModelCache's
-// refusal to re-position keys for Quest and KeyDiff.
+// core/store; sim asks them for a policy's budget rule, what it holds,
+// whether it shares its decision, its relative work per token (the sweep's
+// work estimate) and whether it reads keys as stored (ModelCache's refusal
+// to re-position them), and for a store's tables and its quantizer's
+// value-side partner, instead of keeping copies. The fidelity measures are
+// described once too (measures.go: Measures), for the rows, the lessons
+// and the page. What still names policies here is data: the presets and
+// the attention-sinks figure's three caches.
 package sim

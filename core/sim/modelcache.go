@@ -42,10 +42,10 @@ func NewModelCache(mc model.Config, cfg Config, maxTokens, prompt int, repositio
 	if err := cfg.validateCache(); err != nil {
 		return nil, err
 	}
-	if p, _ := kv.ParsePolicy(cfg.Policy); reposition && (p == kv.Quest || p == kv.KeyDiff) {
+	if p, _ := kv.ParsePolicy(cfg.Policy); reposition && p.Describe().KeysAsStored {
 		// Re-positioned keys are rotated by their index among the slots
-		// attention reads: Quest reads a subset, KeyDiff averages keys
-		// before any rotation.
+		// attention reads: a policy reading the keys as stored (Quest's
+		// page bounds, KeyDiff's mean key) would read them unrotated.
 		return nil, fmt.Errorf("sim: %s cannot re-position keys within the cache", p)
 	}
 	if cfg.needsCalibration() && (cal == nil || len(cal.c.kcal)+len(cal.c.kb) == 0 || cal.reposition != reposition) {

@@ -107,9 +107,7 @@ func (c Config) SplitBudget(budget, sink int) (Config, bool) {
 	if err != nil {
 		return c, false
 	}
-	kc := kv.Config{Policy: p, Sink: c.Sink, Recent: c.Recent, Heavy: c.Heavy, DropShare: c.DropShare,
-		MaxTokens: c.Tokens, MaxPrompt: c.Prompt}
-	kc, ok := kc.SetBudget(budget, sink)
+	kc, ok := c.kvWith(p, kv.Uniform).SetBudget(budget, sink)
 	if !ok {
 		return c, false
 	}

@@ -143,30 +143,29 @@ func Shares(ps []Point, n int) [][]int {
 	return out
 }
 
-// pointCost is Shares' estimate of the work of running p (see Shares).
+// pointCost is Shares' estimate of the work of running p (see Shares): a
+// fixed cost per step plus, per step, the tokens its policy holds there
+// (kv.Config.Held, sampled along the run, DuoAttention's heads a quarter
+// retrieval heads) times the policy's relative work per token
+// (kv.Description.Work, which an evicting ExpectedAttention and Quest's
+// page selection change).
 func pointCost(p Point) float64 {
-	t := float64(max(p.Config.Tokens, 1))
-	held := func(b float64) float64 { // mean of min(step, b) over the run
-		b = min(max(b, 1), t)
-		return b - b*b/(2*t)
+	const fixed, samples = 23, 16
+	t := max(p.Config.Tokens, 1)
+	kc, err := p.Config.kv()
+	if err != nil {
+		return fixed
 	}
-	const fixed = 23
-	c := held(float64(p.Budget)) + fixed
-	switch p.Config.Policy {
-	case "expected":
-		if p.Budget < p.Config.Tokens {
-			c = 4*held(float64(p.Budget)) + fixed
-		}
-	case "snapkv":
-		c = held(t) + fixed
-	case "duo":
-		c = 0.75*held(float64(p.Budget)) + 0.25*held(t) + fixed
-	case "quest":
-		c = 0.5*held(t) + fixed
-	case "chunk":
-		c += float64(p.Config.ChunkSize) / 2
+	var held float64
+	for i := range samples {
+		n, _ := kc.Held(max(1, (2*i+1)*t/(2*samples)), 0.25)
+		held += n / samples
 	}
-	return c
+	work := kc.Policy.Describe().Work
+	if kc.KeepsAll(t) {
+		work = 1 // a budget that holds the run never rescores to evict
+	}
+	return work*held + fixed
 }
 
 // Run runs the request's share of the sweep and calls emit with each row

@@ -137,8 +137,8 @@ func (s *TaskSweep) add(policy string, budget int, depth float64) error {
 	if err := c.validateCache(); err != nil {
 		return err
 	}
-	if policy == "full" {
-		budget = len(t.Tokens)
+	if _, set := cfg.SplitBudget(budget, cfg.Sink); !set {
+		budget = len(t.Tokens) // no budget to set (full, quest): it holds the history
 	}
 	s.cells = append(s.cells, TaskCell{Task: s.spec.Kind, Policy: policy, Budget: budget, Bits: cfg.Bits, Depth: depth})
 	return nil

@@ -1,32 +1,3 @@
-// Package store holds one attention head's cached keys (or values) at a
-// chosen precision, addressed by slot, and reports the bytes it really holds.
-//
-// The eviction layer decides which tokens stay; a Store decides how they are
-// kept: float32, FP16, or b-bit integer codes with FP16 params per token,
-// per group of channels, per channel or per tensor, optionally behind an
-// FP16 residual window of the newest tokens (KIVI) and optionally reduced to
-// coefficients on a low-rank basis. Scores are computed from the codes
-// directly (Dots), folding scale and zero point into the query.
-//
-// The frontier options (storeopts.go) add a Hadamard rotation before any
-// quantizer (QuaRot), codebook and sketch quantizers without scales
-// (TurboQuant-MSE, TurboQuant-prod, QJL), FP16 outliers with their indices
-// (KVQuant) and FP16 sink tokens; Items counts every byte they hold.
-//
-// How sealed tokens are coded is a Codec, one per quantizer and layout,
-// each in its own file and described by its QuantizerDef (codec.go); the
-// Store keeps the slots, the FP16 residual and sinks, the basis and the
-// rotations, and the outliers, and asks the Codec for the rest.
-//
-// Adding a quantizer is one file: a Codec type and a QuantizerDef (its
-// name, help, per-store Tables, constructor) given to Register from init.
-// Config.Quantizer, ParseQuantizer, Quantizers, Validate, Items and
-// Config.Tables then know it, and so do the simulator's runs and
-// model-scale projection and the command line's -quant;
-// core/sim/quantizer_plugin_test.go registers one from a test file.
-//
-// A Store preallocates everything in New; Append, Evict, Read and Dots
-// allocate nothing. A Store is not safe for concurrent use.
 package store
 
 import (

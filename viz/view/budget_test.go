@@ -76,22 +76,27 @@ func TestLinksKeepTheirBudget(t *testing.T) {
 	}
 }
 
-// Every policy has a page name of its own (the chart's legend and the
-// policy menu show it), and an unknown key is shown as itself.
+// Every policy's page name is its description's label (the chart's
+// legend and the policy menu show it), and an unknown key is shown as
+// itself.
 func TestPolicyNames(t *testing.T) {
-	seen := map[string]string{}
 	for _, p := range kv.Policies() {
-		key := p.String()
-		if _, ok := policyNames[key]; !ok {
-			t.Errorf("policy %q has no page name", key)
+		if got, want := PolicyName(p.String()), p.Describe().Label; got != want || got == "" {
+			t.Errorf("PolicyName(%s) = %q, want %q", p, got, want)
 		}
-		name := PolicyName(key)
-		if other, dup := seen[name]; dup {
-			t.Errorf("policies %q and %q are both called %q", other, key, name)
-		}
-		seen[name] = key
 	}
 	if got := PolicyName("nosuch"); got != "nosuch" {
 		t.Errorf("PolicyName(nosuch) = %q", got)
+	}
+}
+
+// Quest's title reads the real settings: the pages it reads and their
+// size, not the defaults (disagreement 4 of issue 18: the page wrote "4
+// best pages of 16" whatever they were, while the command line read them).
+func TestQuestTitleReadsItsSettings(t *testing.T) {
+	c := sim.DefaultConfig()
+	c.Policy, c.Pages, c.PageSize = "quest", 2, 8
+	if got, want := BudgetText(&c), "nothing is evicted; each query reads only its 2 best pages of 8 tokens and the newest"; got != want {
+		t.Errorf("%q, want %q", got, want)
 	}
 }

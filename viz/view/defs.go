@@ -1,5 +1,12 @@
 package view
 
+import (
+	"strings"
+	"sync"
+
+	"github.com/kvscope/kvscope/core/sim"
+)
+
 // Definition explains one figure the page shows: what it is called, how
 // it is computed in the page's own terms, which way is better, and what
 // it tells a learner.
@@ -15,41 +22,43 @@ func (d Definition) Text() string {
 	return d.Name + "\n" + d.Formula + "\n" + d.Better + ".\n" + d.Meaning
 }
 
-// Definitions holds every figure's definition by the key the page marks
-// it with (data-def). Every figure on the page has one; a test checks it.
-var Definitions = map[string]Definition{
-	"kerr": {"K error",
-		"‖K̂ − K‖ / ‖K‖: the stored keys K̂ of the tokens still cached against the exact keys K (Frobenius norms, averaged over KV heads)",
-		"Lower is better; 0% when keys are stored exactly",
-		"How much storing keys in fewer bits (or low rank) bent them; eviction alone leaves it at 0%."},
-	"verr": {"V error",
-		"‖V̂ − V‖ / ‖V‖ for the cached values, as for keys",
-		"Lower is better; 0% when values are stored exactly",
-		"How much storage distorted the values that attention averages."},
-	"outerr": {"output error",
-		"‖o − ô‖ / ‖o‖: o is the newest query's attention output over the whole FP16 history, ô the same through the compressed cache",
-		"Lower is better",
-		"The bottom line of one layer: how far what it passes on moved, from eviction and storage together."},
-	"mass": {"attention mass kept",
-		"Σ over cached tokens of the full-history attention weight of the newest query, averaged over heads",
-		"Higher is better; 100% means no evicted token would have been attended to",
-		"How much of what the query wanted to read is still in the cache."},
-	"kl": {"attention KL (compressed ‖ full)",
-		"Σᵢ cᵢ·ln(cᵢ/fᵢ) over cached tokens i, in nats: c is the newest query's attention through the compressed cache, f its attention over the full history",
-		"Lower is better; 0 when the cache attends exactly as the full history does",
-		"How differently one layer's attention is spread once tokens are gone or bent; it grows as the attention mass kept falls."},
-	"nextkl": {"next-token KL (model output)",
-		"Σₜ P(t)·ln(P(t)/Q(t)) over the vocabulary, in nats: P is the model's next-token distribution with the full cache, Q with the compressed cache, both reading the same text",
-		"Lower is better; 0 when both caches predict alike",
-		"How much the whole model's prediction changed: every layer's compression adds up here."},
+// Definitions returns every figure's definition by the key the page marks
+// it with (data-def): the page's own figures and controls, each fidelity
+// measure's (sim.Measures, by its key) and the quantizer menu's (from
+// every quantizer's QuantizerDef, registered ones included). Every figure
+// on the page has one; a test checks it. The map is shared; do not modify
+// it.
+func Definitions() map[string]Definition {
+	fillDefs.Do(func() {
+		defs = make(map[string]Definition, len(pageDefs)+len(sim.Measures)+1)
+		for k, d := range pageDefs {
+			defs[k] = d
+		}
+		for _, m := range sim.Measures {
+			defs[m.Key] = Definition{m.Title, m.Formula, m.Better, m.Meaning}
+		}
+		var qs []string
+		for _, o := range Menu("quant") {
+			qs = append(qs, o.Label+": "+o.Title)
+		}
+		defs["ctl-quant"] = Definition{"quantizer", strings.Join(qs, "; "),
+			"Codebooks need no per-group scales; sketches make q·k unbiased on average",
+			"How the numbers are rounded matters as much as how many bits they get."}
+	})
+	return defs
+}
+
+var (
+	fillDefs sync.Once
+	defs     map[string]Definition
+)
+
+// pageDefs are the definitions of the page's own figures and controls.
+var pageDefs = map[string]Definition{
 	"meankl": {"mean next-token KL",
 		"the next-token KL averaged over every decoded step so far",
 		"Lower is better",
 		"A steadier summary of how far the compressed cache's predictions drift."},
-	"top1": {"top-1 agreement",
-		"share of decoded steps at which the full and the compressed cache pick the same most likely next token",
-		"Higher is better; 100% means greedy decoding writes the same text",
-		"Whether compression changes the words, not just the probabilities."},
 	"ratio": {"memory ratio",
 		"bytes of the FP16 history (keys and values of every token, every layer and KV head, 2 bytes each) ÷ bytes the compressed cache really stores",
 		"Higher saves more; below 1× the cache is larger than plain FP16",
@@ -154,10 +163,6 @@ var Definitions = map[string]Definition{
 		"Quest keeps every token in pages of 16 with each channel's min and max key; a query reads only the k pages whose bound Σ max(q·max, q·min) is highest, plus the newest",
 		"More pages read more and miss less; memory is the same either way",
 		"Selection saves attention work, not memory."},
-	"ctl-quant": {"quantizer",
-		"uniform: b-bit integer codes with a scale and zero point per group; TurboQuant: ‖x‖ and a random rotation, then a fixed Lloyd–Max codebook per coordinate, no scales; TurboQuant-prod: one bit spent on a QJL sketch of the residual; QJL: the sign of a random projection and ‖k‖",
-		"Codebooks need no per-group scales; sketches make q·k unbiased on average",
-		"How the numbers are rounded matters as much as how many bits they get."},
 	"ctl-rotate": {"rotation",
 		"keys (and the query at attention time) multiplied by the normalised Walsh–Hadamard matrix H/√d before quantizing; q·k is unchanged because H is orthogonal",
 		"Spreads an outlier channel over all channels, so per-token ranges fit",

@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/kvscope/kvscope/core/kv"
+	"github.com/kvscope/kvscope/core/store"
 
 	"github.com/kvscope/kvscope/core/sim"
 )
@@ -37,6 +41,13 @@ type Field struct {
 	Choices []string // Enum: the accepted values, in the order a control lists them
 	PerSide bool     // eviction or storage: A and B each have their own
 	Empty   bool     // Enum: "" is accepted too and means the first choice (the simulator's default)
+	// Param is the kv setting the field is, for the eviction settings a
+	// policy may or may not read (Relevant); 0 for the others.
+	Param kv.Param
+	// Quantized marks a storage setting that matters only below 16 bits.
+	Quantized bool
+
+	choices func() []string // Enum: the accepted values, from a registry (policies, quantizers, allocators)
 
 	i  func(*State, *sim.Config) *int
 	f  func(*State, *sim.Config) *float64
@@ -46,19 +57,36 @@ type Field struct {
 	in func(v float64) float64 // optional snapping of a parsed number (bits)
 }
 
-// Policies, Granularities and BitWidths are the accepted values of the
-// policy, gran and bits fields.
+// Granularities, BitWidths and Rotations are the accepted values of the
+// gran, bits and rotate fields ("" in a configuration reads as the first
+// rotation). The policies, quantizers and allocators are their packages'
+// (kv.Policies, store.Quantizers, kv.Allocs): a field's Choices.
 var (
-	Policies      = []string{"full", "window", "streaming", "h2o", "tova", "knorm", "chunk", "random", "snapkv", "seed000", "expected", "keydiff", "duo", "quest"}
 	Granularities = []string{"tensor", "channel", "token", "group", "kivi"}
 	BitWidths     = []int{32, 16, 8, 4, 3, 2}
-	// Allocators, Quantizers and Rotations are the accepted values of the
-	// alloc, quant and rotate fields ("" in a configuration reads as the
-	// first).
-	Allocators = []string{"uniform", "adakv", "pyramid"}
-	Quantizers = []string{"uniform", "turbo", "turbo-prod", "qjl"}
-	Rotations  = []string{"none", "hadamard"}
+	Rotations     = []string{"none", "hadamard"}
 )
+
+// policyNames lists every policy's name, built-in and registered.
+func policyNames() []string {
+	var out []string
+	for _, p := range kv.Policies() {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// allocNames lists every allocator's name.
+func allocNames() []string {
+	var out []string
+	for _, a := range kv.Allocs() {
+		out = append(out, a.String())
+	}
+	return out
+}
+
+// quantNames lists every quantizer's name, built-in and registered.
+func quantNames() []string { return slices.Clone(store.Quantizers) }
 
 // Limits of the simulated run that the page accepts.
 const (
@@ -75,7 +103,7 @@ func cf(get func(*sim.Config) *float64) func(*State, *sim.Config) *float64 {
 	return func(_ *State, c *sim.Config) *float64 { return get(c) }
 }
 
-var fields = []Field{
+var fieldTable = []Field{
 	// The stream, shared by A and B.
 	{Key: "seed", Label: "Seed", Kind: Seed, u: func(_ *State, c *sim.Config) *uint64 { return &c.Seed }},
 	{Key: "layers", Label: "Layers", Kind: Int, Min: 1, Max: MaxLayers, Step: 1, i: ci(func(c *sim.Config) *int { return &c.Layers })},
@@ -94,26 +122,26 @@ var fields = []Field{
 	{Key: "ref", Label: "Reference every n steps", Kind: Int, Min: 0, Max: 64, Step: 1, i: ci(func(c *sim.Config) *int { return &c.RefStride })},
 
 	// Eviction and storage, per configuration.
-	{Key: "policy", Label: "Policy", Kind: Enum, Choices: Policies, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Policy }},
-	{Key: "sink", Label: "Sink tokens", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Sink })},
-	{Key: "recent", Label: "Recent window", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Recent })},
-	{Key: "heavy", Label: "Heavy hitters", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Heavy })},
-	{Key: "chunk", Label: "Chunk size", Kind: Int, Min: 1, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.ChunkSize })},
-	{Key: "drop", Label: "Drop share", Kind: Float, Min: 0, Max: 0.95, Step: 0.05, PerSide: true, f: cf(func(c *sim.Config) *float64 { return &c.DropShare })},
-	{Key: "shared", Label: "One decision for all heads", Kind: Bool, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.Shared }},
-	{Key: "alloc", Empty: true, Label: "Budget split", Kind: Enum, Choices: Allocators, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Alloc }},
-	{Key: "merge", Label: "Merge evicted values", Kind: Bool, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.Merge }},
-	{Key: "vweight", Label: "Weigh scores by value size", Kind: Bool, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.ValueWeight }},
-	{Key: "pages", Label: "Pages read per query (0 = 4)", Kind: Int, Min: 0, Max: 256, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Pages })},
-	{Key: "pagesize", Label: "Page size (0 = 16)", Kind: Int, Min: 0, Max: 256, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.PageSize })},
+	{Key: "policy", Label: "Policy", Kind: Enum, choices: policyNames, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Policy }},
+	{Key: "sink", Label: "Sink tokens", Kind: Int, Param: kv.ParamSink, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Sink })},
+	{Key: "recent", Label: "Recent window", Kind: Int, Param: kv.ParamRecent, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Recent })},
+	{Key: "heavy", Label: "Heavy hitters", Kind: Int, Param: kv.ParamHeavy, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Heavy })},
+	{Key: "chunk", Label: "Chunk size", Kind: Int, Param: kv.ParamChunk, Min: 1, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.ChunkSize })},
+	{Key: "drop", Label: "Drop share", Kind: Float, Param: kv.ParamDrop, Min: 0, Max: 0.95, Step: 0.05, PerSide: true, f: cf(func(c *sim.Config) *float64 { return &c.DropShare })},
+	{Key: "shared", Label: "One decision for all heads", Kind: Bool, Param: kv.ParamShared, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.Shared }},
+	{Key: "alloc", Empty: true, Label: "Budget split", Kind: Enum, choices: allocNames, Param: kv.ParamAlloc, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Alloc }},
+	{Key: "merge", Label: "Merge evicted values", Kind: Bool, Param: kv.ParamMerge, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.Merge }},
+	{Key: "vweight", Label: "Weigh scores by value size", Kind: Bool, Param: kv.ParamValueWeight, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.ValueWeight }},
+	{Key: "pages", Label: "Pages read per query (0 = 4)", Kind: Int, Param: kv.ParamPages, Min: 0, Max: 256, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Pages })},
+	{Key: "pagesize", Label: "Page size (0 = 16)", Kind: Int, Param: kv.ParamPageSize, Min: 0, Max: 256, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.PageSize })},
 	{Key: "bits", Label: "Bits", Kind: Int, Min: 2, Max: 32, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Bits }), in: snapBits},
-	{Key: "gran", Label: "Granularity", Kind: Enum, Choices: Granularities, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Granularity }},
-	{Key: "group", Label: "Group size", Kind: Int, Min: 1, Max: 1024, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.GroupSize })},
-	{Key: "residual", Label: "FP16 residual", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Residual })},
-	{Key: "quant", Empty: true, Label: "Quantizer", Kind: Enum, Choices: Quantizers, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Quant }},
-	{Key: "rotate", Empty: true, Label: "Rotation", Kind: Enum, Choices: Rotations, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Rotate }},
-	{Key: "outfp16", Label: "Outliers kept in FP16 (share)", Kind: Float, Min: 0, Max: 0.5, Step: 0.01, PerSide: true, f: cf(func(c *sim.Config) *float64 { return &c.OutliersFP16 })},
-	{Key: "sinkfp16", Label: "First tokens kept in FP16", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.SinkFP16 })},
+	{Key: "gran", Label: "Granularity", Kind: Enum, Quantized: true, Choices: Granularities, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Granularity }},
+	{Key: "group", Label: "Group size", Kind: Int, Quantized: true, Min: 1, Max: 1024, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.GroupSize })},
+	{Key: "residual", Label: "FP16 residual", Kind: Int, Quantized: true, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Residual })},
+	{Key: "quant", Empty: true, Label: "Quantizer", Kind: Enum, choices: quantNames, Quantized: true, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Quant }},
+	{Key: "rotate", Empty: true, Label: "Rotation", Kind: Enum, Quantized: true, Choices: Rotations, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Rotate }},
+	{Key: "outfp16", Label: "Outliers kept in FP16 (share)", Kind: Float, Quantized: true, Min: 0, Max: 0.5, Step: 0.01, PerSide: true, f: cf(func(c *sim.Config) *float64 { return &c.OutliersFP16 })},
+	{Key: "sinkfp16", Label: "First tokens kept in FP16", Kind: Int, Quantized: true, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.SinkFP16 })},
 	{Key: "sketch", Label: "Sketch seed", Kind: Seed, PerSide: true, u: func(_ *State, c *sim.Config) *uint64 { return &c.SketchSeed }},
 	{Key: "rank", Label: "Rank (0 = off)", Kind: Int, Min: 0, Max: MaxDim, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Rank })},
 
@@ -134,8 +162,24 @@ var fields = []Field{
 	{Key: "model", Label: "Model file", Kind: Source, s: func(s *State, _ *sim.Config) *string { return &s.Source }},
 }
 
+var fillChoices sync.Once
+
+// table is the settings table with the registries' choices filled in,
+// once every package (and test) has registered its policies and
+// quantizers.
+func table() []Field {
+	fillChoices.Do(func() {
+		for i := range fieldTable {
+			if f := &fieldTable[i]; f.choices != nil {
+				f.Choices = f.choices()
+			}
+		}
+	})
+	return fieldTable
+}
+
 // Fields returns the settings table in URL order. The slice is shared; do not modify it.
-func Fields() []Field { return fields }
+func Fields() []Field { return table() }
 
 // Lookup returns the field of a key ("b." prefixes allowed for per-side
 // fields) and the side it addresses (0 = A, 1 = B).
@@ -143,6 +187,7 @@ func Lookup(key string) (f *Field, side int, ok bool) {
 	if rest, isB := strings.CutPrefix(key, "b."); isB {
 		key, side = rest, 1
 	}
+	fields := table()
 	for i := range fields {
 		if fields[i].Key == key {
 			if side == 1 && !fields[i].PerSide {

@@ -1,6 +1,9 @@
 package view
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/kvscope/kvscope/core/sim"
 )
 
@@ -98,28 +101,30 @@ func FindModel(key string) Model {
 	return Models[0]
 }
 
-// Scale is the model-scale readout: what the run's compression would do to
-// a real model's KV cache at a context length (sim.Projection, in the
-// floats the page formats).
-type Scale struct {
-	Model   Model
-	Context int     // tokens
-	Kept    int     // tokens each head keeps at that context
-	Full    float64 // FP16 bytes of the uncompressed cache
-	Evicted float64 // FP16 bytes of the kept tokens
-	Stored  float64 // bytes after eviction and storage
+// ScaleText is the model-scale readout of projection p (sim's one
+// projection, sim.Config.ProjectSnapshot), after tag ("A: " when two
+// sides show): "Llama-2-7B at 32K tokens: 16 GiB → 1 GiB after eviction →
+// 300 MiB stored (55×)".
+func ScaleText(p sim.Projection, tag string) string {
+	return fmt.Sprintf("%s%s at %s tokens: %s → %s after eviction → %s stored (%s)",
+		tag, p.Model.Name, ContextName(p.Tokens), Bytes(float64(p.Full)), Bytes(float64(p.Evicted)), Bytes(float64(p.Stored)),
+		Ratio(float64(p.Full), float64(p.Stored)))
 }
 
-// ScaleTo is sim's one model-scale projection (sim.Config.ProjectSnapshot)
-// of a snapshot of a run of c onto model m at ctx tokens: the policy says
-// which tokens it keeps there (Quest and SnapKV keep the history, Duo's
-// retrieval heads too), the run what each costs. With nothing kept,
-// Stored is 0. It allocates nothing.
-func ScaleTo(s *sim.Snapshot, c *sim.Config, m Model, ctx int) Scale {
-	p := c.ProjectSnapshot(s, m, ctx)
-	return Scale{Model: m, Context: ctx, Kept: int(p.Kept + 0.5),
-		Full: float64(p.Full), Evicted: float64(p.Evicted), Stored: float64(p.Stored)}
+// ContextName writes a context length as the page's menu does: "4K",
+// "128K", "1M", or the number.
+func ContextName(n int) string {
+	if n%1024 == 0 {
+		if n >= 1<<20 && n%(1<<20) == 0 {
+			return strconv.Itoa(n>>20) + "M"
+		}
+		return strconv.Itoa(n>>10) + "K"
+	}
+	return strconv.Itoa(n)
 }
+
+// StorageNames are the page's names of how one cell is stored.
+var StorageNames = [...]string{sim.NotStored: "not stored", sim.Full: "FP16 (exact)", sim.Quantized: "quantized", sim.LowRank: "low rank"}
 
 // KeptPerHead returns the mean number of cached (not evicted, not future)
 // positions per head of a snapshot.

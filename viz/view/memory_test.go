@@ -2,7 +2,7 @@ package view
 
 import (
 	"fmt"
-	"math"
+	"strings"
 	"testing"
 
 	"github.com/kvscope/kvscope/core/sim"
@@ -45,38 +45,33 @@ func TestMemoryBars(t *testing.T) {
 	}
 }
 
-// The page's model-scale readout is sim's projection: for Quest (which
-// evicts nothing) on Llama-2-7B at 128K tokens it once showed 21 MB
-// stored where sim.Engine.Project gave 39.7 GB, SnapKV and DuoAttention
-// being wrong the same way.
-func TestScaleToIsSimsProjection(t *testing.T) {
+// The page's model-scale readout prints sim's one projection
+// (sim.Config.ProjectSnapshot): for Quest (which evicts nothing) on
+// Llama-2-7B at 128K tokens it once showed 21 MB stored where
+// sim.Engine.Project gave 39.7 GB.
+func TestScaleText(t *testing.T) {
 	const ctx = 128 << 10
-	for _, p := range []string{"quest", "snapkv", "duo", "h2o", "chunk", "full", "streaming"} {
-		c := sim.DefaultConfig()
-		c.Policy, c.Tokens, c.RefStride = p, 400, 0
-		e, err := sim.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.RunTo(c.Tokens)
-		m := FindModel("llama2-7b")
-		sc := ScaleTo(e.Snapshot(0), &c, m, ctx)
-		want := e.Project(sim.Models[0], ctx)
-		if math.Abs(sc.Stored-float64(want)) > 1 {
-			t.Errorf("%s: the page shows %s stored at %d tokens, the projection %s", p, Bytes(sc.Stored), ctx, Bytes(float64(want)))
-		}
-		if sc.Full != float64(sim.Models[0].FP16Bytes(ctx)) || sc.Evicted > sc.Full || (p == "quest" || p == "full") && sc.Evicted != sc.Full {
-			t.Errorf("%s: full %v, after eviction %v", p, sc.Full, sc.Evicted)
-		}
-	}
-	empty := &sim.Snapshot{}
 	c := sim.DefaultConfig()
-	if sc := ScaleTo(empty, &c, Models[0], 1024); sc.Stored != 0 || math.IsNaN(sc.Stored) {
-		t.Errorf("empty snapshot stores %v", sc.Stored)
+	c.Policy, c.Tokens, c.RefStride = "quest", 400, 0
+	e, err := sim.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.RunTo(c.Tokens)
+	p := c.ProjectSnapshot(e.Snapshot(0), FindModel("llama2-7b"), ctx)
+	got := ScaleText(p, "A: ")
+	want := "A: Llama-2-7B at 128K tokens: 64 GiB → 64 GiB after eviction → " + Bytes(float64(e.Project(sim.Models[0], ctx))) + " stored"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("%q, want it to start %q", got, want)
+	}
+	for n, want := range map[int]string{4096: "4K", 1 << 20: "1M", 3 << 20: "3M", 1536: "1536", 1000: "1000"} {
+		if got := ContextName(n); got != want {
+			t.Errorf("ContextName(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
 
-func ExampleScaleTo() {
+func ExampleScaleText() {
 	// A run that keeps 64 tokens per head (sinks + heavy hitters + recent)
 	// in INT8 per token, projected onto each preset at 32K tokens.
 	c := sim.DefaultConfig()
@@ -88,11 +83,10 @@ func ExampleScaleTo() {
 	e.RunTo(c.Tokens)
 	s := e.Snapshot(0)
 	for _, m := range Models {
-		sc := ScaleTo(s, &c, m, 32768)
-		fmt.Printf("%s at 32K tokens: %s → %s → %s, %d tokens per head\n", m.Name, Bytes(sc.Full), Bytes(sc.Evicted), Bytes(sc.Stored), sc.Kept)
+		fmt.Println(ScaleText(c.ProjectSnapshot(s, m, 32768), ""))
 	}
 	// Output:
-	// Llama-2-7B at 32K tokens: 16 GiB → 32 MiB → 18.8 MiB, 64 tokens per head
-	// Llama-3-8B at 32K tokens: 4 GiB → 8 MiB → 4.69 MiB, 64 tokens per head
-	// Mistral-7B at 32K tokens: 4 GiB → 8 MiB → 4.69 MiB, 64 tokens per head
+	// Llama-2-7B at 32K tokens: 16 GiB → 32 MiB after eviction → 18.8 MiB stored (874×)
+	// Llama-3-8B at 32K tokens: 4 GiB → 8 MiB after eviction → 4.69 MiB stored (874×)
+	// Mistral-7B at 32K tokens: 4 GiB → 8 MiB after eviction → 4.69 MiB stored (874×)
 }

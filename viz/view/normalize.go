@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/core/store"
 )
 
 // Normalize brings every value of s into range and enforces the rules
@@ -27,6 +29,7 @@ func Normalize(s *State) []Notice {
 	note := func(key string, old, now any, why string) {
 		ns = append(ns, Notice{Key: key, Value: short(toString(old)), Msg: why + "; using " + toString(now)})
 	}
+	fields := table()
 	for i := range fields {
 		f := &fields[i]
 		sides := 1
@@ -154,9 +157,9 @@ func defaultEnum(key string) string {
 	case "mode":
 		return ModeSynthetic
 	case "alloc":
-		return Allocators[0]
+		return kv.Uniform.String()
 	case "quant":
-		return Quantizers[0]
+		return store.Uniform.String()
 	case "rotate":
 		return Rotations[0]
 	}

@@ -61,20 +61,33 @@ type BreaksCell struct {
 
 // PageSide is one configuration shown.
 type PageSide struct {
-	Config   sim.Config       `json:"config"`      // what the engine runs
-	Step     int              `json:"step"`        // the step this side shows (its snapshot's history length)
-	Name     string           `json:"name"`        // the title above its map
-	Kept     float64          `json:"kept"`        // tokens kept per head (KeptPerHead)
-	Full     int64            `json:"fullBytes"`   // FP16 bytes of the history
-	Evict    int64            `json:"evictBytes"`  // FP16 bytes of what eviction keeps
-	Stored   int64            `json:"storedBytes"` // bytes the cache holds
-	Metrics  sim.Metrics      `json:"metrics"`     // this step's fidelity
-	Mean     sim.Metrics      `json:"mean"`        // the fidelity averaged over the run's reference steps so far (as the chart's rows)
-	CellCSS  float64          `json:"cellCSS"`     // token width on the map, CSS px
-	Columns  int              `json:"columns"`     // columns drawn
-	Probes   map[string]Probe `json:"probes"`      // per role name: a cell drawn alone in its column
-	Roles    map[string]int   `json:"roles"`       // cells per role name
-	Storages map[string]int   `json:"storages"`    // cached cells per storage name
+	Config   sim.Config         `json:"config"`      // what the engine runs
+	Step     int                `json:"step"`        // the step this side shows (its snapshot's history length)
+	Name     string             `json:"name"`        // the title above its map
+	Kept     float64            `json:"kept"`        // tokens kept per head (KeptPerHead)
+	Full     int64              `json:"fullBytes"`   // FP16 bytes of the history
+	Evict    int64              `json:"evictBytes"`  // FP16 bytes of what eviction keeps
+	Stored   int64              `json:"storedBytes"` // bytes the cache holds
+	Metrics  sim.Metrics        `json:"metrics"`     // this step's fidelity
+	Mean     sim.Metrics        `json:"mean"`        // the fidelity averaged over the run's reference steps so far (as the chart's rows)
+	Measures map[string]float64 `json:"measures"`    // Mean by measure key (sim.Measures), as the chart's rows name them
+	CellCSS  float64            `json:"cellCSS"`     // token width on the map, CSS px
+	Columns  int                `json:"columns"`     // columns drawn
+	Probes   map[string]Probe   `json:"probes"`      // per role name: a cell drawn alone in its column
+	Roles    map[string]int     `json:"roles"`       // cells per role name
+	Storages map[string]int     `json:"storages"`    // cached cells per storage name
+}
+
+// MeasuresOf returns m's measures by their keys (the Metrics ones of
+// sim.Measures), as the sweep's rows and the chart name them.
+func MeasuresOf(m sim.Metrics) map[string]float64 {
+	out := map[string]float64{}
+	for _, me := range sim.Measures {
+		if v, ok := me.Of(&m); ok {
+			out[me.Key] = v
+		}
+	}
+	return out
 }
 
 // Probe is a cell on screen: where its centre is (CSS px, viewport) and

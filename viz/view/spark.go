@@ -7,41 +7,51 @@ import (
 	"github.com/kvscope/kvscope/core/sim"
 )
 
-// Metric names one of sim.Metrics' fields.
+// Metric is one of the measures the page's fidelity table shows: an index
+// into Metrics.
 type Metric int
 
-// The metrics the page plots.
-const (
-	MetricKErr Metric = iota
-	MetricVErr
-	MetricOutErr
-	MetricMass
-	MetricKL
-	NumMetrics
-)
+// Metrics are the measures of the page's fidelity table, in its order: the
+// sim.Measures a run's Metrics hold (Table), each named, defined and
+// keyed by its one description there.
+var Metrics = tableMeasures()
 
-// MetricNames are the page's names of the metrics. The KL is between
-// attention distributions, not the real model's next-token KL.
-var MetricNames = [NumMetrics]string{"K error", "V error", "output error", "attention mass kept", "attention KL (compressed ‖ full)"}
+func tableMeasures() []sim.Measure {
+	var out []sim.Measure
+	for _, m := range sim.Measures {
+		if m.Table {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
-// MetricKeys are the metrics' keys in Definitions.
-var MetricKeys = [NumMetrics]string{"kerr", "verr", "outerr", "mass", "kl"}
+// MetricOf returns the table's metric of the given measure key, or -1.
+func MetricOf(key string) Metric {
+	for i, m := range Metrics {
+		if m.Key == key {
+			return Metric(i)
+		}
+	}
+	return -1
+}
 
 // Value returns metric k of m, or 0 for an unknown k.
 func (k Metric) Value(m *sim.Metrics) float64 {
-	switch k {
-	case MetricKErr:
-		return m.KErr
-	case MetricVErr:
-		return m.VErr
-	case MetricOutErr:
-		return m.OutErr
-	case MetricMass:
-		return m.Mass
-	case MetricKL:
-		return m.KL
+	if k < 0 || int(k) >= len(Metrics) {
+		return 0
 	}
-	return 0
+	v, _ := Metrics[k].Of(m)
+	return v
+}
+
+// Format prints metric k's value v as the table shows it: a share as a
+// percentage, nats with their unit.
+func (k Metric) Format(v float64) string {
+	if k >= 0 && int(k) < len(Metrics) && Metrics[k].Unit == "nats" {
+		return Nats(v)
+	}
+	return Percent(v)
 }
 
 // Spark scales the history of metric k into dst: when the history is

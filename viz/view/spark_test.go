@@ -15,7 +15,7 @@ func TestSpark(t *testing.T) {
 	}
 	hist[3].KErr = math.NaN()
 	dst := make([]float32, 5)
-	got, hi := Spark(dst, hist, MetricKErr, 0)
+	got, hi := Spark(dst, hist, MetricOf("key_error"), 0)
 	if hi != 9 {
 		t.Errorf("hi = %v", hi)
 	}
@@ -25,14 +25,14 @@ func TestSpark(t *testing.T) {
 			t.Errorf("col %d = %v, want %v", i, got[i], want[i])
 		}
 	}
-	got, hi = Spark(make([]float32, 50), hist[:4], MetricKErr, 10)
+	got, hi = Spark(make([]float32, 50), hist[:4], MetricOf("key_error"), 10)
 	if len(got) != 4 || hi != 10 || got[2] != 0.2 {
 		t.Errorf("short history: %v, hi %v", got, hi)
 	}
-	if got, _ := Spark(dst, nil, MetricMass, 1); len(got) != 0 {
+	if got, _ := Spark(dst, nil, MetricOf("mass"), 1); len(got) != 0 {
 		t.Error("empty history gave columns")
 	}
-	if n := testing.AllocsPerRun(50, func() { Spark(dst, hist, MetricKL, 0) }); n != 0 {
+	if n := testing.AllocsPerRun(50, func() { Spark(dst, hist, MetricOf("kl"), 0) }); n != 0 {
 		t.Errorf("Spark allocates %v", n)
 	}
 	if Metric(99).Value(&hist[1]) != 0 {

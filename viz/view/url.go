@@ -104,6 +104,7 @@ func Encode(s *State) string {
 		if side == 1 && !s.Compare {
 			break
 		}
+		fields := table()
 		for i := range fields {
 			f := &fields[i]
 			key := f.Key

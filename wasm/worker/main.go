@@ -26,7 +26,7 @@
 //	{"type":"row","id":n,"row":{…sim.Row…}}
 //	{"type":"done","id":n,"rows":…,"ms":…}
 //	{"type":"cancelled","id":n}
-//	{"type":"sinks","id":n,"tokens":[…],"curves":[{"label":…,"sink":…,"recent":…,"nll":[…]}…]}
+//	{"type":"sinks","id":n,"tokens":[…],"curves":[{"label":…,"policy":…,"sink":…,"recent":…,"nll":[…]}…]}
 //	{"type":"firstframe","step":n,"presented":ms} (or "skipped":true)
 //	{"type":"error","id":n,"message":…}
 //
@@ -277,7 +277,7 @@ func (w *worker) sinks(r sinksRequest) error {
 	}
 	out := make([]map[string]any, len(curves))
 	for i, c := range curves {
-		out[i] = map[string]any{"label": c.Label, "sink": c.Config.Sink, "recent": c.Config.Recent, "nll": c.NLL}
+		out[i] = map[string]any{"label": c.Label, "policy": c.Config.Policy, "sink": c.Config.Sink, "recent": c.Config.Recent, "nll": c.NLL}
 	}
 	w.post(map[string]any{"type": "sinks", "id": r.ID, "tokens": pieces, "curves": out})
 	return nil

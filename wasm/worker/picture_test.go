@@ -40,14 +40,6 @@ func TestChartPicture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[string]string{}
-	for _, p := range view.Policies {
-		names[p] = view.PolicyName(p)
-	}
-	namesJSON, err := json.Marshal(names)
-	if err != nil {
-		t.Fatal(err)
-	}
 	chart, err := os.ReadFile("../../static/chart.js")
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +47,7 @@ func TestChartPicture(t *testing.T) {
 	page := `<!doctype html><html><head><meta charset="utf-8"><title>kvscope chart</title></head>
 <body style="margin:8px;background:#fff;font-family:system-ui,sans-serif"><div id="c" style="width:960px"></div>
 <script>` + string(chart) + `</script><script>
-const c = KVChart.create(document.getElementById('c'), {height: 440, metric: 'output_error', names: ` + string(namesJSON) + `});
+const c = KVChart.create(document.getElementById('c'), {height: 440, metric: 'output_error', catalog: ` + view.Catalogue().JSON() + `});
 c.setRows(` + string(data) + `);
 c.setCurrent({policy: 'h2o', sink: 4, recent: 26, heavy: 25, drop: 0, bits: 8, gran: 'token'});
 c.draw();

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/view"
 )
 
 // reply is one message of the worker, as the page receives it.
@@ -257,7 +258,13 @@ func TestChart(t *testing.T) {
 		{Index: 1, Policy: "window", Recent: 64, Bits: 32, Granularity: "token", Bytes: 40000, FullBytes: 64000, Ratio: 1.6, Mass: 0.9, Top1: 0.98, NextKL: 0.01, PPL: 1.6, PPLFull: 1.58},
 	}
 	dir := t.TempDir()
-	files := map[string]any{"rows.json": rows, "model.json": model}
+	// The catalog the page hands the chart (view.Catalogue, as
+	// window.kvscope.catalog() returns it).
+	var catalog any
+	if err := json.Unmarshal([]byte(view.Catalogue().JSON()), &catalog); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]any{"rows.json": rows, "model.json": model, "catalog.json": catalog}
 	for name, v := range files {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -271,7 +278,7 @@ func TestChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(node, "testdata/chart_test.js", chart, filepath.Join(dir, "rows.json"), filepath.Join(dir, "model.json")).CombinedOutput()
+	out, err := exec.Command(node, "testdata/chart_test.js", chart, filepath.Join(dir, "rows.json"), filepath.Join(dir, "model.json"), filepath.Join(dir, "catalog.json")).CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("ok")) {
 		t.Fatalf("chart: %v\n%s", err, out)
 	}

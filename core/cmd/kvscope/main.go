@@ -88,14 +88,7 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	fs.Float64Var(&c.OutlierScale, "outlier-scale", c.OutlierScale, "generator: size of those channels relative to the rest")
 	fs.Float64Var(&c.TailDF, "tail-df", c.TailDF, "generator: Student-t degrees of freedom of key/value noise (0 Gaussian)")
 
-	fs.StringVar(&c.Policy, "policy", c.Policy, policyUsage())
-	fs.IntVar(&c.Sink, "sink", c.Sink, "attention-sink tokens always kept")
-	fs.IntVar(&c.Recent, "recent", c.Recent, "recent window (SnapKV: observation window)")
-	fs.IntVar(&c.Heavy, "heavy", c.Heavy, "heavy-hitter budget (tokens kept for their score)")
-	fs.IntVar(&c.ChunkSize, "chunk", c.ChunkSize, "chunk policy: tokens per chunk")
-	fs.Float64Var(&c.DropShare, "drop", c.DropShare, "chunk policy: share of each chunk dropped, lowest key norm first")
-	fs.BoolVar(&c.Shared, "shared", c.Shared, "one eviction decision for all heads of a layer (seed000 always)")
-	frontierFlags(fs, c)
+	policyFlags(fs, c)
 
 	fs.IntVar(&c.Bits, "bits", c.Bits, "storage: 32 (float32), 16 (FP16), 8, 4, 3 or 2-bit integer codes")
 	fs.StringVar(&c.Granularity, "granularity", c.Granularity, "storage: token, group, channel (calibrated), tensor (calibrated) or kivi (keys per channel, values per token)")

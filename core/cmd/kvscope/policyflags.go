@@ -17,26 +17,56 @@ var paramFlags = []struct {
 }{
 	{kv.ParamSink, "-sink"}, {kv.ParamRecent, "-recent"}, {kv.ParamHeavy, "-heavy"},
 	{kv.ParamChunk, "-chunk"}, {kv.ParamDrop, "-drop"}, {kv.ParamShared, "-shared"}, {kv.ParamSeed, "-seed"},
-	{kv.ParamPages, "-pages -page-size"},
+	{kv.ParamPages, "-pages"}, {kv.ParamPageSize, "-page-size"},
+	{kv.ParamAlloc, "-alloc"}, {kv.ParamMerge, "-merge"}, {kv.ParamValueWeight, "-vweight"},
 }
 
-// frontierFlags binds the allocator, merging, value weighting and Quest
-// settings.
-func frontierFlags(fs *flag.FlagSet, c *sim.Config) {
-	fs.StringVar(&c.Alloc, "alloc", "uniform", "budget allocator for a budgeted policy: uniform (every head keeps the same), adakv (a layer's heads share their scored budget: each keeps its top 20%, the rest goes to the best scores across heads), pyramid (lower layers keep more, linearly, same total; β = 20)")
-	fs.BoolVar(&c.Merge, "merge", c.Merge, "fold an evicted token's value into its kept neighbours, weighted by attention (CaM), instead of dropping it")
-	fs.BoolVar(&c.ValueWeight, "vweight", c.ValueWeight, "value-aware scores: multiply an attention score by ‖v‖ before ranking (CriticalKV; h2o, tova, seed000)")
-	fs.IntVar(&c.Pages, "pages", c.Pages, "quest: pages each query attends to besides the newest (0 means 4)")
-	fs.IntVar(&c.PageSize, "page-size", c.PageSize, "quest: tokens per page (0 means 16)")
+// flagOf is the flag of setting p.
+func flagOf(p kv.Param) string {
+	for _, pf := range paramFlags {
+		if pf.p == p {
+			return pf.flag
+		}
+	}
+	return p.String()
+}
+
+// readers names the policies that read setting p: "read by chunk".
+func readers(p kv.Param) string {
+	var names []string
+	for _, q := range kv.Policies() {
+		if q.Params()&p != 0 {
+			names = append(names, q.String())
+		}
+	}
+	return "read by " + strings.Join(names, ", ")
+}
+
+// policyFlags binds the eviction settings, each saying which policies
+// read it (the policies' descriptions say what it means to each).
+func policyFlags(fs *flag.FlagSet, c *sim.Config) {
+	fs.StringVar(&c.Policy, "policy", c.Policy, policyUsage())
+	fs.IntVar(&c.Sink, "sink", c.Sink, "attention-sink tokens always kept ("+readers(kv.ParamSink)+")")
+	fs.IntVar(&c.Recent, "recent", c.Recent, "recent window ("+readers(kv.ParamRecent)+")")
+	fs.IntVar(&c.Heavy, "heavy", c.Heavy, "tokens kept for their score ("+readers(kv.ParamHeavy)+")")
+	fs.IntVar(&c.ChunkSize, "chunk", c.ChunkSize, "tokens per chunk ("+readers(kv.ParamChunk)+")")
+	fs.Float64Var(&c.DropShare, "drop", c.DropShare, "share of each chunk dropped, lowest key norm first ("+readers(kv.ParamDrop)+")")
+	fs.BoolVar(&c.Shared, "shared", c.Shared, "one eviction decision for all heads of a layer ("+readers(kv.ParamShared)+")")
+	fs.StringVar(&c.Alloc, "alloc", "uniform", "budget allocator: uniform (every head keeps the same), adakv (a layer's heads share their scored budget: each keeps its top 20%, the rest goes to the best scores across heads), pyramid (lower layers keep more, linearly, same total; β = 20) ("+readers(kv.ParamAlloc)+")")
+	fs.BoolVar(&c.Merge, "merge", c.Merge, "fold an evicted token's value into its kept neighbours, weighted by attention (CaM), instead of dropping it ("+readers(kv.ParamMerge)+")")
+	fs.BoolVar(&c.ValueWeight, "vweight", c.ValueWeight, "value-aware scores: multiply an attention score by ‖v‖ before ranking (CriticalKV; "+readers(kv.ParamValueWeight)+")")
+	fs.IntVar(&c.Pages, "pages", c.Pages, fmt.Sprintf("pages each query attends to besides the newest, 0 means %d (%s)", kv.DefaultPages, readers(kv.ParamPages)))
+	fs.IntVar(&c.PageSize, "page-size", c.PageSize, fmt.Sprintf("tokens per page, 0 means %d (%s)", kv.DefaultPageSize, readers(kv.ParamPageSize)))
 }
 
 // frontierSummary prints what the allocators and per-head policies
-// decided: per-layer budgets, Duo's head classes and their accuracy on
-// the synthetic stream, Quest's attended tokens.
+// decided: per-layer budgets when heads or layers differ, DuoAttention's
+// head classes and their accuracy on the synthetic stream, the tokens a
+// selecting policy (Quest) let each query attend to.
 func frontierSummary(w io.Writer, e *sim.Engine, replay bool) {
 	cfg := e.Config()
 	s := e.Snapshot(0)
-	if cfg.Alloc != "" && cfg.Alloc != "uniform" || cfg.Policy == "duo" {
+	if cfg.Alloc != "" && cfg.Alloc != "uniform" || s.Retrieval != nil {
 		fmt.Fprintln(w, "Tokens each kv head keeps, per layer:")
 		for l := range cfg.Layers {
 			fmt.Fprintf(w, "  layer %d: %v\n", l, s.Budgets[l*cfg.KVHeads:(l+1)*cfg.KVHeads])
@@ -49,9 +79,10 @@ func frontierSummary(w io.Writer, e *sim.Engine, replay bool) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	if cfg.Policy == "quest" {
-		fmt.Fprintf(w, "Quest: each query head attended %.1f of %d cached tokens at the last step; nothing was evicted, and the page bounds add %d bytes\n",
-			s.Attended, e.Layer(0).Len(0), s.Mem.Scores)
+	if s.Attended > 0 {
+		p, _ := kv.ParsePolicy(cfg.Policy)
+		fmt.Fprintf(w, "%s: each query head attended %.1f of %d cached tokens at the last step; nothing was evicted, and the page bounds add %d bytes\n",
+			p.Describe().Label, s.Attended, e.Layer(0).Len(0), s.Mem.Scores)
 	}
 }
 
@@ -65,74 +96,33 @@ func count(b []bool) int {
 	return n
 }
 
-// policyNotes say what a flag means to a policy when it is not the usual.
-var policyNotes = map[kv.Policy]string{
-	kv.SnapKV:   "  (-recent: the prompt's observation window; compresses the prompt only)",
-	kv.Seed000:  "  (always shared)",
-	kv.Expected: "  (-sink 4 keeps the first 4 tokens, as kvpress does)",
-	kv.Duo:      "  (streaming heads keep -sink + -recent; heads are classified after -sink + -recent + -heavy tokens)",
-	kv.Quest:    "  (nothing evicted: each query attends to its best pages)",
-	kv.Chunk:    "  (no token budget)",
-}
-
 // policyUsage is the -policy flag's help: every policy with the flags it
-// reads. A flag a policy does not read changes nothing it keeps.
+// reads, what it keeps, and what a flag means to it when that is not the
+// usual. A flag a policy does not read changes nothing it keeps.
 func policyUsage() string {
 	var b strings.Builder
 	b.WriteString("eviction policy; each reads only the flags listed beside it, and a budgeted policy keeps the sum of its -sink, -recent and -heavy per head:")
 	for _, p := range kv.Policies() {
-		var fl []string
-		for _, pf := range paramFlags {
-			if p.Params()&pf.p != 0 {
-				fl = append(fl, pf.flag)
+		d := p.Describe()
+		var fl, notes []string
+		for _, s := range d.Reads {
+			fl = append(fl, flagOf(s.Param))
+			if s.Means != "" {
+				notes = append(notes, flagOf(s.Param)+": "+s.Means)
 			}
 		}
 		if len(fl) == 0 {
 			fl = []string{"(no flags)"}
 		}
-		fmt.Fprintf(&b, "\n    %-10s %s%s", p, strings.Join(fl, " "), policyNotes[p])
+		fmt.Fprintf(&b, "\n    %-10s %s\n               %s: %s", p, strings.Join(fl, " "), d.Label, d.Short)
+		if len(notes) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
+		}
 	}
 	return b.String()
 }
 
-// budgetText describes what c's policy keeps per head, naming only the
-// settings it reads: "streaming, sink 4 + recent 28 = 32 tokens per head".
-func budgetText(c sim.Config) string {
-	p, err := kv.ParsePolicy(c.Policy)
-	if err != nil {
-		return c.Policy
-	}
-	ps := p.Params()
-	var terms []string
-	sum := 0
-	for _, t := range []struct {
-		p    kv.Param
-		name string
-		v    int
-	}{{kv.ParamSink, "sink", c.Sink}, {kv.ParamRecent, "recent", c.Recent}, {kv.ParamHeavy, "heavy", c.Heavy}} {
-		if ps&t.p != 0 {
-			terms = append(terms, fmt.Sprintf("%s %d", t.name, t.v))
-			sum += t.v
-		}
-	}
-	switch {
-	case ps&kv.ParamChunk != 0:
-		return fmt.Sprintf("%s, chunks of %d, %.0f%% of each dropped", c.Policy, c.ChunkSize, 100*c.DropShare)
-	case p == kv.Quest:
-		pages, size := c.Pages, c.PageSize
-		if pages == 0 {
-			pages = kv.DefaultPages
-		}
-		if size == 0 {
-			size = kv.DefaultPageSize
-		}
-		return fmt.Sprintf("%s, nothing evicted, each query reads %d pages of %d + the newest", c.Policy, pages, size)
-	case p == kv.Duo:
-		return fmt.Sprintf("%s, streaming heads sink %d + recent %d, retrieval heads everything, classified after %d tokens", c.Policy, c.Sink, c.Recent, c.Sink+c.Recent+c.Heavy)
-	case p == kv.SnapKV:
-		return fmt.Sprintf("%s, observation window %d + %d prompt tokens kept per head", c.Policy, c.Recent, c.Heavy)
-	case len(terms) == 0:
-		return fmt.Sprintf("%s, every token kept", c.Policy)
-	}
-	return fmt.Sprintf("%s, %s = %d tokens per head", c.Policy, strings.Join(terms, " + "), sum)
-}
+// budgetText describes what c's policy keeps per head, in its own words
+// (kv.Config.Keeps): "streaming: each head keeps 32 tokens: 4 sinks + 28
+// recent".
+func budgetText(c sim.Config) string { return c.Policy + ": " + c.Keeps() }

@@ -29,7 +29,7 @@ func TestPolicyKeepsWhatItsFlagsSay(t *testing.T) {
 	if err := run(strings.Fields("-policy streaming -sink 4 -recent 28 -tokens 100 -ref 0"), &out, &out); err != nil {
 		t.Fatal(err)
 	}
-	if first, _, _ := strings.Cut(out.String(), "\n"); !strings.Contains(first, "sink 4 + recent 28 = 32 tokens per head") || strings.Contains(first, "heavy") {
+	if first, _, _ := strings.Cut(out.String(), "\n"); !strings.Contains(first, "streaming: each head keeps 32 tokens: 4 sinks + 28 recent") || strings.Contains(first, "heavy") {
 		t.Errorf("summary line %q does not describe streaming's own budget", first)
 	}
 }
@@ -40,7 +40,10 @@ func TestHelpSaysWhichFlagsEachPolicyUses(t *testing.T) {
 	if err := run([]string{"-help"}, &out, &out); err != flag.ErrHelp {
 		t.Fatalf("-help returned %v", err)
 	}
-	for _, want := range []string{"streaming  -sink -recent\n", "window     -recent\n", "h2o        -sink -recent -heavy -shared\n", "full       (no flags)\n"} {
+	for _, want := range []string{"streaming  -sink -recent -alloc -merge\n", "window     -recent -alloc -merge\n",
+		"h2o        -sink -recent -heavy -shared -alloc -merge -vweight\n", "full       (no flags)\n",
+		"snapkv     -recent -heavy\n", "SnapKV: compresses the prompt once", "(-recent: the prompt's observation window;",
+		"-chunk", "read by chunk"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -51,7 +54,7 @@ func TestHelpSaysWhichFlagsEachPolicyUses(t *testing.T) {
 // and say what they decided; bad values are refused.
 func TestFrontierFlags(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
-		{"-policy expected", "expected, sink 4 + recent 32 + heavy 28 = 64 tokens per head"},
+		{"-policy expected", "expected: each head keeps 64 tokens: 4 sinks + 28 highest expected attention + 32 recent"},
 		{"-policy keydiff -alloc pyramid -layers 3", "layer 0: [91 91 91 91 91 91 91 91]\n  layer 1: [64 64 64 64 64 64 64 64]\n  layer 2: [37 37 37 37 37 37 37 37]"},
 		{"-policy h2o -alloc adakv -merge -vweight", "Tokens each kv head keeps, per layer:"},
 		{"-policy duo -heavy 64", "right for"},

@@ -1,10 +1,11 @@
 // Checks static/chart.js under Node with a minimal DOM: node chart_test.js
-// CHART_JS ROWS_JSON MODEL_ROWS_JSON. ROWS_JSON are sweep rows as the
-// worker posts them. Prints "ok" or throws.
+// CHART_JS ROWS_JSON MODEL_ROWS_JSON CATALOG_JSON. ROWS_JSON are sweep rows
+// as the worker posts them, CATALOG_JSON the catalog the page hands the
+// chart (view.Catalogue). Prints "ok" or throws.
 'use strict';
 const fs = require('fs');
 const assert = require('assert');
-const [chartPath, rowsPath, modelRowsPath] = process.argv.slice(2);
+const [chartPath, rowsPath, modelRowsPath, catalogPath] = process.argv.slice(2);
 
 class El {
   constructor(tag) { this.tag = tag; this.attrs = {}; this.children = []; this.listeners = {}; this.style = {}; this.clientWidth = 800; this._text = ''; }
@@ -27,7 +28,9 @@ const rows = JSON.parse(fs.readFileSync(rowsPath, 'utf8'));
 const modelRows = JSON.parse(fs.readFileSync(modelRowsPath, 'utf8'));
 const root = new El('div');
 const picks = [];
-const chart = KVChart.create(root, {onPick: (s) => picks.push(s)});
+const catalog = JSON.parse(fs.readFileSync(catalogPath, 'utf8'));
+const chart = KVChart.create(root, {onPick: (s) => picks.push(s), catalog: catalog});
+const entry = (name) => catalog.policies.find((p) => p.name === name);
 
 // Empty: a message, no points.
 assert.strictEqual(root.byClass('kvchart-point').length, 0);
@@ -56,7 +59,7 @@ for (const k of keys) assert.ok(policies.has(k.split('|')[0]), 'no curve for ' +
 assert.strictEqual(root.byClass('kvchart-uncompressed').length, 1, 'the uncompressed point');
 
 // Each point says its numbers: the engine's, as printed.
-const fmt = KVChart.METRICS.mass.format;
+const fmt = (v) => chart.format('mass', v);
 for (const p of points) {
   const r = rows.find((x) => String(x.index) === p.attrs['data-index']);
   assert.ok(p.attrs['aria-label'].includes(fmt(r.mass)), p.attrs['aria-label'] + ' lacks ' + fmt(r.mass));
@@ -103,7 +106,7 @@ const p0 = root.byClass('kvchart-point').find((p) => p.attrs['data-index'] === S
 p0.fire('mouseenter');
 const tip = root.byClass('kvchart-tip')[0];
 assert.strictEqual(tip.style.display, 'block');
-assert.ok(tip.textContent.includes(KVChart._internal.formatBytes(cur.bytes)) && tip.textContent.includes('h2o'), tip.textContent);
+assert.ok(tip.textContent.includes(KVChart._internal.formatBytes(cur.bytes)) && tip.textContent.includes(entry('h2o').label), tip.textContent);
 p0.fire('mouseleave');
 assert.strictEqual(tip.style.display, 'none');
 p0.fire('click');
@@ -111,17 +114,26 @@ p0.fire('keydown', {key: 'Enter'});
 assert.deepStrictEqual(picks, [KVChart._internal.settingOf(cur), KVChart._internal.settingOf(cur)]);
 assert.deepStrictEqual(Object.keys(picks[0]).sort(), ['bits', 'drop', 'gran', 'heavy', 'policy', 'recent', 'sink']);
 
-// Metrics: synthetic rows offer three; model rows six; unknown throws.
-assert.deepStrictEqual(chart.metrics(), ['mass', 'output_error', 'kl']);
+// The legend names each policy by its catalog label, in its colour.
+for (const k of root.byClass('kvchart-key')) {
+  const p = entry(k.attrs['data-policy']);
+  assert.ok(k.textContent.includes(p.label), k.textContent + ' is not ' + p.label);
+  assert.ok(k.children.some((c) => c.attrs.fill === p.color), p.name + ' is not drawn in ' + p.color);
+}
+
+// Metrics: the catalog's chart measures; synthetic rows offer three, model
+// rows six; unknown throws.
+const chartMeasures = catalog.measures.filter((m) => m.chart);
+assert.deepStrictEqual(chart.metrics(), chartMeasures.filter((m) => !m.model).map((m) => m.key));
 chart.setMetric('kl');
 chart.draw();
-assert.ok(root.textContent.includes('attention KL'));
+assert.ok(root.textContent.includes(chart.metricLabel('kl')) && chart.metricLabel('kl').startsWith(catalog.measures.find((m) => m.key === 'kl').label));
 assert.throws(() => chart.setMetric('bogus'));
 chart.setBudget(cur.bytes * 1.1);
 chart.draw();
 assert.strictEqual(root.byClass('kvchart-budget').length, 1);
 chart.setRows(modelRows);
-assert.deepStrictEqual(chart.metrics(), ['mass', 'output_error', 'kl', 'top1', 'next_kl', 'ppl']);
+assert.deepStrictEqual(chart.metrics(), chartMeasures.map((m) => m.key));
 chart.setMetric('ppl');
 chart.draw();
 assert.strictEqual(root.byClass('kvchart-point').length, modelRows.length);
@@ -135,12 +147,29 @@ assert.deepStrictEqual(KVChart._internal.byteTicks(1000, 1 << 30).length <= 9, t
 assert.deepStrictEqual(KVChart._internal.smooth([1, 3, 5, 7], 0), [1, 2, 3, 4]);
 assert.deepStrictEqual(KVChart._internal.smooth([1, 3, 5, 7], 2), [1, 2, 4, 6]);
 const froot = new El('div');
-const fig = KVChart.createSeries(froot, {});
-fig.setCurves([{label: 'full', nll: [1, 0.5, 0.4]}, {label: 'window', nll: [1, 0.9, 2]}, {label: 'sinks + window', nll: [1, 0.6, 0.5]}], ['<s>', 'Once', ' upon', ' a']);
+const fig = KVChart.createSeries(froot, {catalog: catalog});
+fig.setCurves([{label: 'full', policy: 'full', nll: [1, 0.5, 0.4]}, {label: 'window', policy: 'window', nll: [1, 0.9, 2]},
+  {label: 'sinks + window', policy: 'streaming', nll: [1, 0.6, 0.5]}], ['<s>', 'Once', ' upon', ' a']);
 fig.setBudget(2);
 const paths = froot.byClass('kvchart-curve');
 assert.deepStrictEqual(paths.map((p) => p.attrs['data-label']), ['full', 'window', 'sinks + window']);
+assert.deepStrictEqual(paths.map((p) => p.attrs.stroke), ['full', 'window', 'streaming'].map((n) => entry(n).color));
 assert.strictEqual(froot.byClass('kvchart-budget').length, 1);
 froot.byClass('kvchart-hover')[0].fire('mousemove', {clientX: 10000});
 assert.ok(froot.textContent.includes('position 3, next token " a"'), froot.textContent);
+// A policy the chart has never heard of, added to the catalog alone, is
+// named and coloured by its entry, and its points told apart by the
+// settings it reads.
+const plugged = {name: 'plugged-test', label: 'Plugged (test)', title: 'Plugged', help: '', color: '#123456', reads: ['recent', 'alloc']};
+const proot = new El('div');
+const pchart = KVChart.create(proot, {catalog: {policies: [plugged], measures: catalog.measures}});
+const prow = (i, recent) => ({index: i, policy: 'plugged-test', sink: 4, recent: recent, heavy: 9, drop: 0, bits: 16, gran: 'token', bytes: 1000 * recent, full_bytes: 64000, ratio: 1, mass: 0.5 + recent / 100, output_error: 0.1, kl: 0.1});
+pchart.setRows([prow(0, 8), prow(1, 16)]);
+pchart.setCurrent({policy: 'plugged-test', sink: 0, recent: 16, heavy: 0, drop: 0, bits: 16, gran: 'token'});
+pchart.draw();
+const pkey = proot.byClass('kvchart-key')[0];
+assert.ok(pkey.textContent.includes('Plugged (test)') && pkey.children.some((c) => c.attrs.fill === '#123456'), pkey.textContent);
+const pcur = proot.byClass('kvchart-current');
+assert.ok(pcur.length === 1 && pcur[0].attrs['data-index'] === '1', 'the setting it reads picks the current point');
+assert.ok(pcur[0].attrs['aria-label'].startsWith('Plugged (test): 16 recent ·'), pcur[0].attrs['aria-label']);
 console.log('ok');
