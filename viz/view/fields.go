@@ -22,6 +22,8 @@ const (
 	Seed               // an unsigned 64-bit integer
 	Text               // free text, sanitized by SanitizePrompt
 	Source             // a model file's address, normalized by NormalizeSource
+	Names              // a comma-separated list of control keys (EmbedControls)
+	Origin             // a web origin, normalized by NormalizeOrigin
 )
 
 // Field describes one setting: its URL key, its range and how to reach it.
@@ -37,6 +39,12 @@ type Field struct {
 	Choices []string // Enum: the accepted values, in the order a control lists them
 	PerSide bool     // eviction or storage: A and B each have their own
 	Empty   bool     // Enum: "" is accepted too and means the first choice (the simulator's default)
+	// LinkOnly: only a link sets it; no control of the page edits it, so
+	// an embed's controls= does not accept it (EmbedControls).
+	LinkOnly bool
+	// Omit: Encode leaves the field out while it holds its zero value
+	// (false or ""), so links without it stay as they were.
+	Omit bool
 
 	i  func(*State, *sim.Config) *int
 	f  func(*State, *sim.Config) *float64
@@ -105,7 +113,7 @@ var fields = []Field{
 	{Key: "merge", Label: "Merge evicted values", Kind: Bool, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.Merge }},
 	{Key: "vweight", Label: "Weigh scores by value size", Kind: Bool, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.ValueWeight }},
 	{Key: "pages", Label: "Pages read per query (0 = 4)", Kind: Int, Min: 0, Max: 256, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Pages })},
-	{Key: "pagesize", Label: "Page size (0 = 16)", Kind: Int, Min: 0, Max: 256, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.PageSize })},
+	{Key: "pagesize", Label: "Page size (0 = 16)", Kind: Int, Min: 0, Max: 256, Step: 1, PerSide: true, LinkOnly: true, i: ci(func(c *sim.Config) *int { return &c.PageSize })},
 	{Key: "bits", Label: "Bits", Kind: Int, Min: 2, Max: 32, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Bits }), in: snapBits},
 	{Key: "gran", Label: "Granularity", Kind: Enum, Choices: Granularities, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Granularity }},
 	{Key: "group", Label: "Group size", Kind: Int, Min: 1, Max: 1024, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.GroupSize })},
@@ -114,14 +122,14 @@ var fields = []Field{
 	{Key: "rotate", Empty: true, Label: "Rotation", Kind: Enum, Choices: Rotations, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Rotate }},
 	{Key: "outfp16", Label: "Outliers kept in FP16 (share)", Kind: Float, Min: 0, Max: 0.5, Step: 0.01, PerSide: true, f: cf(func(c *sim.Config) *float64 { return &c.OutliersFP16 })},
 	{Key: "sinkfp16", Label: "First tokens kept in FP16", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.SinkFP16 })},
-	{Key: "sketch", Label: "Sketch seed", Kind: Seed, PerSide: true, u: func(_ *State, c *sim.Config) *uint64 { return &c.SketchSeed }},
+	{Key: "sketch", Label: "Sketch seed", Kind: Seed, PerSide: true, LinkOnly: true, u: func(_ *State, c *sim.Config) *uint64 { return &c.SketchSeed }},
 	{Key: "rank", Label: "Rank (0 = off)", Kind: Int, Min: 0, Max: MaxDim, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Rank })},
 
 	// How the page shows the run.
 	{Key: "cmp", Label: "Compare", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Compare }},
 	{Key: "layer", Label: "Layer shown", Kind: Int, Min: 0, Max: MaxLayers - 1, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.Layer }},
 	{Key: "speed", Label: "Speed (steps/s)", Kind: Float, Min: 1, Max: 240, Step: 1, f: func(s *State, _ *sim.Config) *float64 { return &s.Speed }},
-	{Key: "at", Label: "Step", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.At }},
+	{Key: "at", Label: "Step", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, LinkOnly: true, i: func(s *State, _ *sim.Config) *int { return &s.At }},
 	{Key: "play", Label: "Playing", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Playing }},
 	{Key: "scale", Label: "Model", Kind: Enum, Choices: modelKeys(), s: func(s *State, _ *sim.Config) *string { return &s.Model }},
 	{Key: "ctx", Label: "Context (tokens)", Kind: Int, Min: 1024, Max: 1 << 20, Step: 1024, i: func(s *State, _ *sim.Config) *int { return &s.Context }},
@@ -132,6 +140,11 @@ var fields = []Field{
 	{Key: "mtokens", Label: "Max tokens", Kind: Int, Min: MinModelTokens, Max: MaxModelTokens, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.MaxTok }},
 	{Key: "repos", Label: "Re-position keys (StreamingLLM)", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Repos }},
 	{Key: "model", Label: "Model file", Kind: Source, s: func(s *State, _ *sim.Config) *string { return &s.Source }},
+
+	// An embedded view (an <iframe> in another page, see embed.go).
+	{Key: KeyEmbed, Label: "Embedded view", Kind: Bool, LinkOnly: true, Omit: true, b: func(s *State, _ *sim.Config) *bool { return &s.Embed }},
+	{Key: KeyControls, Label: "Controls the embedded view shows", Kind: Names, LinkOnly: true, Omit: true, s: func(s *State, _ *sim.Config) *string { return &s.Controls }},
+	{Key: KeyOrigin, Label: "Host page that may drive the embedded view", Kind: Origin, LinkOnly: true, Omit: true, s: func(s *State, _ *sim.Config) *string { return &s.Origin }},
 }
 
 // Fields returns the settings table in URL order. The slice is shared; do not modify it.
@@ -245,6 +258,9 @@ func set(s *State, key, value string) []Notice {
 		}
 		return nil
 	}
+	if f.Kind == Names || f.Kind == Origin {
+		return setEmbedField(f, s, key, value)
+	}
 	if f.Kind == Text {
 		v, changed := SanitizePrompt(value)
 		*f.s(s, c) = v
@@ -328,7 +344,7 @@ func Get(s *State, key string) string {
 			return "1"
 		}
 		return "0"
-	case Enum, Text, Source:
+	case Enum, Text, Source, Names, Origin:
 		return *f.s(s, c)
 	case Int:
 		return strconv.Itoa(*f.i(s, c))
