@@ -248,7 +248,9 @@ func TestEmbedHostDrivesByPostMessage(t *testing.T) {
 		t.Errorf("ready %+v", ready)
 	}
 	// The host keeps the keyboard: typed keys reach its input, not the view.
-	focus := func() string { return tb.eval(`document.hasFocus() + " " + (document.activeElement && document.activeElement.id)`) }
+	focus := func() string {
+		return tb.eval(`document.hasFocus() + " " + (document.activeElement && document.activeElement.id)`)
+	}
 	if f := focus(); f != "true typing" {
 		t.Errorf("host focus after the embed loaded: %s", f)
 	}
