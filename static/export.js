@@ -33,20 +33,18 @@
   }
 
   // wrap breaks text into lines no wider than maxW (measured with ctx's
-  // font), at the " · " between settings first, then between words.
+  // font), between words; a "·" between settings starts the next line
+  // rather than ending one.
   function wrap(ctx, text, maxW) {
     const lines = [];
     let line = "";
-    for (const part of text.split(" · ")) {
-      const cand = line ? line + " · " + part : part;
-      if (ctx.measureText(cand).width <= maxW || !line) { line = cand; } else { lines.push(line); line = part; }
-      while (ctx.measureText(line).width > maxW && line.includes(" ")) {
-        const words = line.split(" ");
-        let head = words.shift();
-        while (words.length && ctx.measureText(head + " " + words[0]).width <= maxW) head += " " + words.shift();
-        lines.push(head);
-        line = words.join(" ");
-      }
+    for (const w of text.split(/\s+/).filter(Boolean)) {
+      const cand = line ? line + " " + w : w;
+      if (!line || ctx.measureText(cand).width <= maxW) { line = cand; continue; }
+      let next = w;
+      if (line.endsWith(" ·")) { line = line.slice(0, -2); next = "· " + w; }
+      lines.push(line);
+      line = next;
     }
     if (line) lines.push(line);
     return lines;
@@ -68,8 +66,10 @@
   // chartSVG returns the chart as a standalone SVG document: white
   // ground, the caption under the legend, no interactive attributes.
   function chartSVG() {
+    if (!window.kvscopeChart || !window.kvscopeChart.rows().length) throw new Error("open the chart and let it sweep first");
+    window.kvscopeChart.draw(); // the rows that came in since its last (batched) redraw
     const src = document.querySelector("#chart svg.kvchart");
-    if (!src || !window.kvscopeChart || !window.kvscopeChart.rows().length) throw new Error("open the chart and let it sweep first");
+    if (!src) throw new Error("open the chart and let it sweep first");
     const W = +src.getAttribute("width"), H = +src.getAttribute("height");
     const svg = src.cloneNode(true);
     for (const e of [svg, ...svg.querySelectorAll("*")]) {
