@@ -73,6 +73,10 @@ const cutOff = `((w, h) => {
 			const p = e.parentElement, pr = p && e !== root && p.getBoundingClientRect();
 			if (pr && getComputedStyle(p).display !== "contents" && (r.left < pr.left - 1 || r.top < pr.top - 1 || r.right > pr.right + 1 || r.bottom > pr.bottom + 1))
 				bad.push(name(e) + " outside " + name(p) + ": " + [r.left, r.top, r.right, r.bottom].map(Math.round).join(",") + " in " + [pr.left, pr.top, pr.right, pr.bottom].map(Math.round).join(","));
+			// Text wider than its box (a squeezed label, a clipped number).
+			const text = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+			if (text && cs.display !== "inline" && cs.display !== "contents" && e.scrollWidth > e.clientWidth + 1)
+				bad.push(name(e) + " text wider than its box: " + e.scrollWidth + " in " + e.clientWidth);
 			const clips = cs.overflowX !== "visible" || cs.overflowY !== "visible" || cs.textOverflow === "ellipsis" || cs.webkitLineClamp !== "none";
 			if (clips && e.tagName !== "svg" && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1))
 				bad.push(name(e) + " cuts its content: " + e.scrollWidth + "×" + e.scrollHeight + " in " + e.clientWidth + "×" + e.clientHeight);
@@ -93,11 +97,7 @@ func TestEmbedFits(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
 			tb := openSized(t, w, h, embedLink)
 			s := tb.settle()
-			var bad []string
-			json.Unmarshal([]byte(tb.eval(fmt.Sprintf("JSON.stringify(%s(%d, %d))", cutOff, w, h))), &bad)
-			for _, b := range bad {
-				t.Error(b)
-			}
+			checkFits(tb, w, h)
 			if st := tb.eval(`document.documentElement.className`); st != "embed" {
 				t.Errorf("<html> class %q", st)
 			}
@@ -154,6 +154,31 @@ func TestEmbedFits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkFits reports what cutOff finds.
+func checkFits(tb *tab, w, h int64) {
+	tb.t.Helper()
+	var bad []string
+	if err := json.Unmarshal([]byte(tb.eval(fmt.Sprintf("%s(%d, %d)", cutOff, w, h))), &bad); err != nil {
+		tb.t.Fatal(err)
+	}
+	for _, b := range bad {
+		tb.t.Error(b)
+	}
+}
+
+// Menus, the bits' buttons and a slider in the bar fit a 640×360 frame too.
+func TestEmbedFitsOtherControls(t *testing.T) {
+	tb := openSized(t, 640, 360, "embed=1&controls=policy,bits,gran,recent&policy=window&recent=32&bits=4&play=0&at=200")
+	tb.settle()
+	checkFits(tb, 640, 360)
+	if dir := os.Getenv("KVSCOPE_EMBED_SHOTS"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "embed-menus-640x360.png"), tb.screenshotPNG(), 0o644)
+	}
+	if shown := tb.eval(`[...document.querySelectorAll("#embed-controls [data-key]")].map(e => e.dataset.key).filter((k, i, a) => a.indexOf(k) === i).join(",")`); shown != "policy,bits,gran,recent" {
+		t.Errorf("bar controls %q", shown)
 	}
 }
 
