@@ -22,7 +22,7 @@ JS_PKGS      := ./viz/... ./wasm/...
 BROWSER_PKGS := ./wasm/e2e/...
 GO_SOURCES   := $(shell find core viz wasm -name '*.go' 2>/dev/null) go.mod go.sum
 
-.PHONY: all build serve model site test-site test vet test-native test-wasm test-browser chromium wabt bench bench-wasm bench-kernels measure screenshot chart-picture clean
+.PHONY: all build serve model site test-site test vet test-native test-wasm test-browser chromium wabt bench bench-wasm bench-kernels measure screenshot chart-picture embed-picture chart-export-pictures clean
 
 all: build
 
@@ -72,11 +72,11 @@ serve: build model
 # A folder any static host serves as it is (GitHub Pages: .github/workflows/
 # pages.yml): the page, its wasm files and their gzipped copies, the
 # workers, and the built-in model when MODEL_SRC is there (without it the
-# page explains how to get it). The README's pictures stay out.
+# page explains how to get it). The README's pictures (PNG, SVG) stay out.
 SITE ?= .site
 site: build model
 	rm -rf $(SITE) && mkdir -p $(SITE)
-	find static -maxdepth 1 -type f ! -name '*.png' -exec cp {} $(SITE)/ \;
+	find static -maxdepth 1 -type f ! -name '*.png' ! -name '*.svg' -exec cp {} $(SITE)/ \;
 	@echo "site: $(SITE) ($$(du -sh $(SITE) | cut -f1))"
 
 # What the Pages workflow runs, on this machine: fetch-model.sh keeps a
@@ -164,6 +164,16 @@ screenshot: chromium build model
 # drawing the default stream's sweep), taken by headless Chromium.
 chart-picture: chromium
 	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_CHART_PNG=$(CURDIR)/static/chart.png $(GO) test -count=1 -run TestChartPicture ./wasm/worker
+
+# The README's picture of the embedded view at 640×360 (#embed=1, the
+# size of the page's embed code), taken by the browser tests' harness.
+embed-picture: chromium build model
+	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_EMBED_PNG=$(CURDIR)/static/embed.png $(GO) test -count=1 -run 'TestEmbedFits$$' $(BROWSER_PKGS)
+
+# The README's pictures of the chart as the page exports it: the PNG, the
+# SVG, and the SVG as headless Chromium renders it.
+chart-export-pictures: chromium build model
+	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_EXPORT_PICTURES=$(CURDIR)/static $(GO) test -count=1 -run 'TestExportPictures$$' $(BROWSER_PKGS)
 
 clean:
 	rm -f static/main.wasm static/worker.wasm static/kernels.wasm static/*.wasm.gz static/wasm_exec.js static/*.gguf

@@ -74,6 +74,7 @@ type app struct {
 	breaks              breaksState  // real-model mode: the task heatmap
 	sweepBase           atomic.Value // string: JSON of what the chart sweeps (see sweepRequest)
 	lastSweep           sweepRequest // the request sweepBase holds, without its Key
+	emb                 embedState   // the embedded view and the embed code (embed.go)
 }
 
 // sweepRequest is what the chart's worker sweeps: A's configuration and,

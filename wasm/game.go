@@ -101,6 +101,7 @@ func (g *game) Update() error {
 	}
 	a.renderNotices()
 	a.writeLesson()
+	a.embedTick()
 	return nil
 }
 

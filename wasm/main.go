@@ -42,6 +42,8 @@ func main() {
 	a.initDOM()
 	mark("dom")
 	a.start(initialLink())
+	a.initEmbed()
+	a.initExport()
 	a.readRects() // the canvas's size before the first frame
 	createContext()
 	mark("started")

@@ -26,6 +26,8 @@ const (
 	Seed               // an unsigned 64-bit integer
 	Text               // free text, sanitized by SanitizePrompt
 	Source             // a model file's address, normalized by NormalizeSource
+	Names              // a comma-separated list of control keys (EmbedControls)
+	Origin             // a web origin, normalized by NormalizeOrigin
 )
 
 // Field describes one setting: its URL key, its range and how to reach it.
@@ -48,6 +50,12 @@ type Field struct {
 	Quantized bool
 
 	choices func() []string // Enum: the accepted values, from a registry (policies, quantizers, allocators)
+	// LinkOnly: only a link sets it; no control of the page edits it, so
+	// an embed's controls= does not accept it (EmbedControls).
+	LinkOnly bool
+	// Omit: Encode leaves the field out while it holds its zero value
+	// (false or ""), so links without it stay as they were.
+	Omit bool
 
 	i  func(*State, *sim.Config) *int
 	f  func(*State, *sim.Config) *float64
@@ -133,7 +141,7 @@ var fieldTable = []Field{
 	{Key: "merge", Label: "Merge evicted values", Kind: Bool, Param: kv.ParamMerge, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.Merge }},
 	{Key: "vweight", Label: "Weigh scores by value size", Kind: Bool, Param: kv.ParamValueWeight, PerSide: true, b: func(_ *State, c *sim.Config) *bool { return &c.ValueWeight }},
 	{Key: "pages", Label: "Pages read per query (0 = 4)", Kind: Int, Param: kv.ParamPages, Min: 0, Max: 256, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Pages })},
-	{Key: "pagesize", Label: "Page size (0 = 16)", Kind: Int, Param: kv.ParamPageSize, Min: 0, Max: 256, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.PageSize })},
+	{Key: "pagesize", Label: "Page size (0 = 16)", Kind: Int, Param: kv.ParamPageSize, Min: 0, Max: 256, Step: 1, PerSide: true, LinkOnly: true, i: ci(func(c *sim.Config) *int { return &c.PageSize })},
 	{Key: "bits", Label: "Bits", Kind: Int, Min: 2, Max: 32, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Bits }), in: snapBits},
 	{Key: "gran", Label: "Granularity", Kind: Enum, Quantized: true, Choices: Granularities, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Granularity }},
 	{Key: "group", Label: "Group size", Kind: Int, Quantized: true, Min: 1, Max: 1024, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.GroupSize })},
@@ -142,14 +150,14 @@ var fieldTable = []Field{
 	{Key: "rotate", Empty: true, Label: "Rotation", Kind: Enum, Quantized: true, Choices: Rotations, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Rotate }},
 	{Key: "outfp16", Label: "Outliers kept in FP16 (share)", Kind: Float, Quantized: true, Min: 0, Max: 0.5, Step: 0.01, PerSide: true, f: cf(func(c *sim.Config) *float64 { return &c.OutliersFP16 })},
 	{Key: "sinkfp16", Label: "First tokens kept in FP16", Kind: Int, Quantized: true, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.SinkFP16 })},
-	{Key: "sketch", Label: "Sketch seed", Kind: Seed, PerSide: true, u: func(_ *State, c *sim.Config) *uint64 { return &c.SketchSeed }},
+	{Key: "sketch", Label: "Sketch seed", Kind: Seed, PerSide: true, LinkOnly: true, u: func(_ *State, c *sim.Config) *uint64 { return &c.SketchSeed }},
 	{Key: "rank", Label: "Rank (0 = off)", Kind: Int, Min: 0, Max: MaxDim, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Rank })},
 
 	// How the page shows the run.
 	{Key: "cmp", Label: "Compare", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Compare }},
 	{Key: "layer", Label: "Layer shown", Kind: Int, Min: 0, Max: MaxLayers - 1, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.Layer }},
 	{Key: "speed", Label: "Speed (steps/s)", Kind: Float, Min: 1, Max: 240, Step: 1, f: func(s *State, _ *sim.Config) *float64 { return &s.Speed }},
-	{Key: "at", Label: "Step", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.At }},
+	{Key: "at", Label: "Step", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, LinkOnly: true, i: func(s *State, _ *sim.Config) *int { return &s.At }},
 	{Key: "play", Label: "Playing", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Playing }},
 	{Key: "scale", Label: "Model", Kind: Enum, Choices: modelKeys(), s: func(s *State, _ *sim.Config) *string { return &s.Model }},
 	{Key: "ctx", Label: "Context (tokens)", Kind: Int, Min: 1024, Max: 1 << 20, Step: 1024, i: func(s *State, _ *sim.Config) *int { return &s.Context }},
@@ -160,6 +168,11 @@ var fieldTable = []Field{
 	{Key: "mtokens", Label: "Max tokens", Kind: Int, Min: MinModelTokens, Max: MaxModelTokens, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.MaxTok }},
 	{Key: "repos", Label: "Re-position keys (StreamingLLM)", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Repos }},
 	{Key: "model", Label: "Model file", Kind: Source, s: func(s *State, _ *sim.Config) *string { return &s.Source }},
+
+	// An embedded view (an <iframe> in another page, see embed.go).
+	{Key: KeyEmbed, Label: "Embedded view", Kind: Bool, LinkOnly: true, Omit: true, b: func(s *State, _ *sim.Config) *bool { return &s.Embed }},
+	{Key: KeyControls, Label: "Controls the embedded view shows", Kind: Names, LinkOnly: true, Omit: true, s: func(s *State, _ *sim.Config) *string { return &s.Controls }},
+	{Key: KeyOrigin, Label: "Host page that may drive the embedded view", Kind: Origin, LinkOnly: true, Omit: true, s: func(s *State, _ *sim.Config) *string { return &s.Origin }},
 }
 
 var fillChoices sync.Once
@@ -290,6 +303,9 @@ func set(s *State, key, value string) []Notice {
 		}
 		return nil
 	}
+	if f.Kind == Names || f.Kind == Origin {
+		return setEmbedField(f, s, key, value)
+	}
 	if f.Kind == Text {
 		v, changed := SanitizePrompt(value)
 		*f.s(s, c) = v
@@ -373,7 +389,7 @@ func Get(s *State, key string) string {
 			return "1"
 		}
 		return "0"
-	case Enum, Text, Source:
+	case Enum, Text, Source, Names, Origin:
 		return *f.s(s, c)
 	case Int:
 		return strconv.Itoa(*f.i(s, c))

@@ -33,6 +33,11 @@ type State struct {
 	// Source is the model file's address (NormalizeSource): "" for the
 	// stories260K file served beside the page.
 	Source string
+
+	// An embedded view (an <iframe> in another page; see EmbedControls).
+	Embed    bool   // show the reduced view
+	Controls string // the controls it shows: keys of EmbedControls, comma-separated
+	Origin   string // a host page's origin whose messages it obeys (NormalizeOrigin); "" for its own only
 }
 
 // ModelMode reports whether s shows the real model rather than the synthetic stream.

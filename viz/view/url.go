@@ -114,6 +114,9 @@ func Encode(s *State) string {
 				}
 				key = "b." + key
 			}
+			if v := Get(s, key); f.Omit && (v == "" || v == "0") {
+				continue
+			}
 			if b.Len() > 0 {
 				b.WriteByte('&')
 			}

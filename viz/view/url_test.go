@@ -121,6 +121,9 @@ func TestEncodeListsEveryField(t *testing.T) {
 	s.Compare = true
 	enc := Encode(&s)
 	for _, f := range Fields() {
+		if f.Omit {
+			continue // TestEncodeOmits
+		}
 		if !strings.Contains("&"+enc, "&"+f.Key+"=") {
 			t.Errorf("Encode lacks %s: %s", f.Key, enc)
 		}

@@ -265,6 +265,7 @@ func TestWhatBreaksHeatmap(t *testing.T) {
 		t.Errorf("%s cells drawn", n)
 	}
 	t.Logf("heatmap: %s", domText(tb, "breaks-status"))
+	checkRecallExports(tb)
 }
 
 // A dropped stories15M-shaped file (32,000-piece vocabulary, 6 layers,

@@ -70,32 +70,7 @@ func firstFrame(r firstRequest) (pic *image.RGBA, step int, err error) {
 	for e.Pos() < min(c.Prompt, c.Tokens) && e.Step() {
 	}
 	snap := e.Snapshot(st.Layer)
-	on := func(q view.Rect) view.Rect {
-		return view.Rect{X: (q.X - box.X) * scale, Y: (q.Y - box.Y) * scale, W: q.W * scale, H: q.H * scale}
-	}
-	var vp view.Viewport
-	grid := vp.Place(on(r.Map), snap.Heads, snap.Step, c.Tokens, scale)
-	sc := scene.New()
-	sc.DrawMap(&grid, snap, scene.Hover{Head: -1})
-	ov := view.Overview(on(r.Overview), snap.Step, c.Tokens, scale)
-	lx0, lx1 := grid.Lens(&ov)
-	sc.DrawOverview(&ov, snap, lx0, lx1)
-	sc.DrawAttention(on(r.Attention), &grid, snap, -1)
-	pic = image.NewRGBA(image.Rect(0, 0, int(box.W*scale), int(box.H*scale)))
-	sc.Rasterize(pic)
+	in := func(q view.Rect) view.Rect { return view.Rect{X: q.X - box.X, Y: q.Y - box.Y, W: q.W, H: q.H} }
+	pic = scene.Picture(snap, view.Viewport{}, c.Tokens, scene.Holes{Map: in(r.Map), Overview: in(r.Overview), Attention: in(r.Attention)}, box.W, box.H, scale)
 	return pic, snap.Step, nil
-}
-
-// straightAlpha converts premultiplied RGBA pixels (image.RGBA's
-// convention) to straight alpha in place (a canvas's ImageData's).
-func straightAlpha(pix []byte) {
-	for i := 0; i+3 < len(pix); i += 4 {
-		a := int(pix[i+3])
-		if a == 0 || a == 255 {
-			continue
-		}
-		for j := 0; j < 3; j++ {
-			pix[i+j] = uint8(min(255, (int(pix[i+j])*255+a/2)/a))
-		}
-	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"syscall/js"
+
+	"github.com/kvscope/kvscope/viz/scene"
 )
 
 // firstPicture draws the first picture (firstFrame) onto canvas, an
@@ -34,7 +36,7 @@ func (w *worker) firstPicture(payload string, canvas js.Value) {
 		w.fail(0, err)
 		return
 	}
-	straightAlpha(pic.Pix)
+	scene.StraightAlpha(pic.Pix)
 	b := pic.Rect
 	arr := js.Global().Get("Uint8ClampedArray").New(len(pic.Pix))
 	js.CopyBytesToJS(arr, pic.Pix)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"testing"
@@ -79,17 +78,6 @@ func TestFirstFrameLeavesToTheProgram(t *testing.T) {
 		if _, _, err := firstFrame(r); err == nil {
 			t.Errorf("box %v: no error", box)
 		}
-	}
-}
-
-// The straight-alpha conversion leaves opaque and empty pixels alone and
-// undoes the premultiplication of the others.
-func TestStraightAlpha(t *testing.T) {
-	pix := []byte{10, 20, 30, 255, 0, 0, 0, 0, 50, 25, 0, 128}
-	straightAlpha(pix)
-	want := []byte{10, 20, 30, 255, 0, 0, 0, 0, 100, 50, 0, 128}
-	if !bytes.Equal(pix, want) {
-		t.Errorf("got %v, want %v", pix, want)
 	}
 }
 

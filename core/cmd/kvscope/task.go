@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
@@ -60,10 +59,7 @@ func runTask(w io.Writer, cfg sim.Config, o options) error {
 	if err != nil {
 		return err
 	}
-	out := csv.NewWriter(w)
-	if err := out.Write([]string{"task", "policy", "budget", "bits", "depth", "score", "full_score"}); err != nil {
-		return err
-	}
+	var cells []sim.TaskCell
 	for _, p := range policies {
 		c := cfg
 		c.Policy = p
@@ -90,15 +86,12 @@ func runTask(w io.Writer, cfg sim.Config, o options) error {
 		}
 		n := float64(t.seeds)
 		for _, cell := range sum {
-			if err := out.Write([]string{cell.Task, cell.Policy, strconv.Itoa(cell.Budget), strconv.Itoa(cell.Bits),
-				strconv.FormatFloat(cell.Depth, 'g', -1, 64),
-				strconv.FormatFloat(cell.Score.LogProb/n, 'f', 6, 64), strconv.FormatFloat(cell.Full.LogProb/n, 'f', 6, 64)}); err != nil {
-				return err
-			}
+			cell.Score.LogProb /= n
+			cell.Full.LogProb /= n
+			cells = append(cells, cell)
 		}
 	}
-	out.Flush()
-	return out.Error()
+	return sim.WriteTaskCSV(w, cells)
 }
 
 // parseList parses a comma-separated list of at least one element.
