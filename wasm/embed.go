@@ -278,7 +278,7 @@ func (a *app) embedControls() []string {
 func (a *app) embedCode() string {
 	a.writeURL()
 	src := pageAddress() + "#" + view.WithEmbed(window.Get("location").Get("hash").String(), a.embedControls(), "")
-	return view.EmbedSnippet(src, "kvscope: "+configName(a.engConfig(0)), view.EmbedWidth, view.EmbedHeight)
+	return view.EmbedSnippet(src, "kvscope: "+view.ConfigName(a.engConfig(0)), view.EmbedWidth, view.EmbedHeight)
 }
 
 // copyEmbed writes the snippet to the clipboard and says so on the
