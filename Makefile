@@ -22,7 +22,7 @@ JS_PKGS      := ./viz/... ./wasm/...
 BROWSER_PKGS := ./wasm/e2e/...
 GO_SOURCES   := $(shell find core viz wasm -name '*.go' 2>/dev/null) go.mod go.sum
 
-.PHONY: all build serve model site test-site test vet test-native test-wasm test-browser chromium wabt bench bench-wasm bench-kernels measure screenshot chart-picture clean
+.PHONY: all build serve model site test-site test vet test-native test-wasm test-browser chromium wabt bench bench-wasm bench-kernels bench-native bench-wllama measure screenshot chart-picture clean
 
 all: build
 
@@ -147,6 +147,14 @@ bench-wasm: static/kernels.wasm
 # (GFLOP/s per matrix shape); natively there is only the Go path.
 bench-kernels: static/kernels.wasm
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench=. -count=3 ./core/internal/kernels
+
+# One kvscope decoder natively beside llama.cpp native, one thread each
+# (node-llama-cpp's prebuilt CPU library), on the files of core/model/bench
+# (synthesized once into $$TMPDIR/kvscope-shapes): decode and prompt
+# tokens per second and their ratios, as a table. Figures need a quiet
+# machine.
+bench-native: llamacpp
+	KVSCOPE_BENCH=1 KVSCOPE_LLAMACPP=1 $(GO) test -count=1 -v -timeout 60m -run '^TestNative$$' ./core/model/bench
 
 # The README's page figures (presented first frame, slider-to-map latency,
 # replay speed, a long link's main thread, frame times), measured by the
