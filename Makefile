@@ -156,6 +156,21 @@ bench-kernels: static/kernels.wasm
 bench-native: llamacpp
 	KVSCOPE_BENCH=1 KVSCOPE_LLAMACPP=1 $(GO) test -count=1 -v -timeout 60m -run '^TestNative$$' ./core/model/bench
 
+# wllama (llama.cpp compiled to WebAssembly with SIMD; the npm package
+# pinned in wasm/e2e/testdata/wllama/package-lock.json, installed when
+# missing) on one thread beside one kvscope decoder in the sweep worker on
+# the SIMD kernels, in one tab of the same headless Chromium, on the same
+# files as bench-native: decode and prompt tokens per second and the ratios
+# kvscope ÷ wllama, as a table (wasm/e2e/bench_test.go). Not part of make
+# test. Figures need a quiet machine.
+WLLAMA_DIR := wasm/e2e/testdata/wllama
+.PHONY: wllama
+wllama:
+	@[ -f $(WLLAMA_DIR)/node_modules/@wllama/wllama/esm/index.js ] || (cd $(WLLAMA_DIR) && npm ci --no-audit --no-fund)
+
+bench-wllama: chromium build wllama
+	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_BENCH=1 $(GO) test -count=1 -v -timeout 120m -run '^TestBenchWllama$$' $(BROWSER_PKGS)
+
 # The README's page figures (presented first frame, slider-to-map latency,
 # replay speed, a long link's main thread, frame times), measured by the
 # browser tests' harness as a visitor sees them. Figures need a quiet

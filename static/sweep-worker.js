@@ -50,7 +50,7 @@
 //                                   id, tokens, curves:[{label, sink, recent, nll}]}.
 //   {type: 'bench', id, warm, reps} times one kvscope decoder on the loaded
 //                                   model (core/model/bench, make bench-wllama):
-//                                   reply {type:'bench', id, kernels, prompt:
+//                                   reply {type:'bench', id, kernels, start, prompt:
 //                                   [{tokens, ms}], decode: [{tokens, ms, ids}]}.
 //
 // Errors come back as {type:'error', id, message}. Messages sent before

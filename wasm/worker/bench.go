@@ -28,11 +28,11 @@ type benchRun struct {
 // model.FullCache, greedy) on the loaded model in this worker, as the
 // page would run it, and posts
 //
-//	{"type":"bench","id":n,"kernels":path,"prompt":[{tokens, ms}…],"decode":[{tokens, ms, ids}…]}
+//	{"type":"bench","id":n,"kernels":path,"start":s,"prompt":[{tokens, ms}…],"decode":[{tokens, ms, ids}…]}
 //
 // with the timed sittings' prompt runs (one Prefill of bench.Prompt) and
-// decode runs (bench.DecodeTokens greedy steps after BOS, ids the greedy
-// tokens), in order.
+// decode runs (bench.DecodeTokens greedy steps after the s tokens of
+// bench.Start, ids the greedy tokens), in order.
 func (w *worker) bench(r benchRequest) error {
 	if w.model == nil {
 		return fmt.Errorf("the bench needs a model (loadModel)")
@@ -55,6 +55,6 @@ func (w *worker) bench(r benchRequest) error {
 		}
 		return out
 	}
-	w.post(map[string]any{"type": "bench", "id": r.ID, "kernels": pr[0].KernelPath, "prompt": conv(pr, true), "decode": conv(dr, false)})
+	w.post(map[string]any{"type": "bench", "id": r.ID, "kernels": pr[0].KernelPath, "start": len(bench.Start(w.model)), "prompt": conv(pr, true), "decode": conv(dr, false)})
 	return nil
 }

@@ -19,7 +19,7 @@ import (
 // prompt and bench.DecodeTokens greedy steps after BOS that decode what
 // the same measurement decodes natively.
 func TestWorkerBench(t *testing.T) {
-	spec := ggufwrite.LlamaSpec{Dim: 32, Layers: 2, Heads: 4, KVHeads: 2, Hidden: 64, Vocab: 400, Context: 300,
+	spec := ggufwrite.LlamaSpec{Dim: 32, Layers: 2, Heads: 4, KVHeads: 2, Hidden: 64, Vocab: 32000, Context: 300,
 		NormEps: 1e-5, RopeBase: 10000, Version: 3, Type: gguf.TypeQ8_0, EmbedType: gguf.TypeQ8_0, Seed: 9, EmbedStd: 0.7}
 	data := ggufwrite.Llama(spec)
 	path := filepath.Join(t.TempDir(), "tiny.gguf")
@@ -34,7 +34,7 @@ func TestWorkerBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := bench.Run(m, bench.Start(), bench.DecodeTokens)
+	want, err := bench.Run(m, bench.Start(m), bench.DecodeTokens)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@
 //	{"type":"cancelled","id":n}
 //	{"type":"sinks","id":n,"tokens":[…],"curves":[{"label":…,"sink":…,"recent":…,"nll":[…]}…]}
 //	{"type":"firstframe","step":n,"presented":ms} (or "skipped":true)
-//	{"type":"bench","id":n,"kernels":…,"prompt":[{tokens, ms}…],"decode":[{tokens, ms, ids}…]}
+//	{"type":"bench","id":n,"kernels":…,"start":…,"prompt":[{tokens, ms}…],"decode":[{tokens, ms, ids}…]}
 //	{"type":"error","id":n,"message":…}
 //
 // One job runs at a time: a new sweep cancels the one running. The

@@ -27,8 +27,8 @@ import (
 
 // The measurement's sizes, in two runs per sitting as llama.cpp's own
 // figures split them: prompt speed is one Prefill of PromptTokens tokens
-// (Prompt), decode speed DecodeTokens greedy steps after BOS alone
-// (stories15M's context of 256 is too short for both in one run). Warm
+// (Prompt), decode speed DecodeTokens greedy steps after a one-word start
+// (Start; stories15M's context of 256 is too short for both in one run). Warm
 // untimed sittings come first (V8 tiers wasm up while it runs, so a cold
 // first run measures its baseline compiler), then Reps timed ones.
 const (
@@ -96,24 +96,31 @@ func Path(spec ggufwrite.LlamaSpec) (string, error) {
 	return path, nil
 }
 
-// Prompt returns the measured prompt for a vocabulary of vocab tokens:
-// BOS (1, as ggufwrite's vocabularies have it), then PromptTokens−1 ids
-// spread over the vocabulary's ordinary pieces (from 259, past the
-// specials and byte pieces, below min(vocab, 35,000), beyond which
-// ggufwrite.Vocab's pieces are unused), the same list for every system.
-// vocab must be above 259.
-func Prompt(vocab int) []int {
-	hi := min(vocab, 35000)
-	p := make([]int, PromptTokens)
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = 259 + (i*7919)%(hi-259)
+// PromptText returns the measured prompt's text: PromptTokens−1 words
+// of three lower-case letters, each one piece "▁abc" of ggufwrite.Vocab's
+// vocabularies (of 32,000 pieces or more), so that with BOS it is
+// PromptTokens tokens for kvscope's tokenizer and llama.cpp's alike (a
+// harness passes wllama text, which it tokenizes itself).
+func PromptText() string {
+	const letters = "etaoinshrdlcu" // the first 13 of ggufwrite.Vocab's merge order
+	words := make([]string, PromptTokens-1)
+	for i := range words {
+		k := i * 97
+		words[i] = string([]byte{letters[k%13], letters[k/13%13], letters[k/169%13]})
 	}
-	return p
+	return strings.Join(words, " ")
 }
 
-// Start returns the decode run's prompt: BOS alone.
-func Start() []int { return []int{1} }
+// StartText is the decode run's text: one word, so the run starts from
+// BOS and one token.
+const StartText = "the"
+
+// Prompt returns m's tokens of PromptText as a run starts (BOS first:
+// model.Tokenizer.Prompt).
+func Prompt(m *model.Model) []int { return m.Tokenizer.Prompt(PromptText()) }
+
+// Start returns m's tokens of StartText as a run starts.
+func Start(m *model.Model) []int { return m.Tokenizer.Prompt(StartText) }
 
 // Result is one timed run.
 type Result struct {
@@ -172,23 +179,20 @@ func Run(m *model.Model, prompt []int, decode int) (Result, error) {
 }
 
 // Measure times warm untimed sittings, then reps timed ones, each a
-// prompt run (Run of Prompt(vocab) with no decode step) and a decode run
-// (Run of Start with DecodeTokens steps), and returns the timed sittings'
+// prompt run (Run of Prompt(m) with no decode step) and a decode run (Run
+// of Start(m) with DecodeTokens steps), and returns the timed sittings'
 // runs in order.
 func Measure(m *model.Model, warm, reps int) (prompt, decode []Result, err error) {
 	if warm < 0 || reps < 1 {
 		return nil, nil, fmt.Errorf("bench: %d warm and %d timed sittings (want ≥ 0 and ≥ 1)", warm, reps)
 	}
-	if m.Config.Vocab <= 259 {
-		return nil, nil, fmt.Errorf("bench: a vocabulary of %d tokens has no ordinary pieces for the prompt", m.Config.Vocab)
-	}
-	p := Prompt(m.Config.Vocab)
+	p, start := Prompt(m), Start(m)
 	for i := range warm + reps {
 		pr, err := Run(m, p, 0)
 		if err != nil {
 			return nil, nil, err
 		}
-		dr, err := Run(m, Start(), DecodeTokens)
+		dr, err := Run(m, start, DecodeTokens)
 		if err != nil {
 			return nil, nil, err
 		}

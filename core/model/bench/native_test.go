@@ -24,23 +24,25 @@ func TestNative(t *testing.T) {
 	llamacpp.Require(t)
 	var rows []bench.Row
 	for _, f := range bench.Files() {
-		path, err := bench.Path(f.Spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ours := measureNative(t, path)
-		pr, dr, err := llamacpp.Bench(path, bench.Prompt(f.Spec.Vocab), bench.Start(), bench.DecodeTokens, bench.Warm, bench.Reps)
-		if err != nil {
-			t.Fatalf("%s: %v", f.Name, err)
-		}
-		var p, d []float64
-		for i := range pr {
-			p, d = append(p, pr[i].Rate()), append(d, dr[i].Rate())
-		}
-		theirs := bench.Figures{Decode: bench.Best(d), Prompt: bench.Best(p)}
-		t.Logf("%s: llama.cpp decode %.0f tok/s, prompt %.0f; greedy tokens agree on the first %d of %d",
-			f.Name, d, p, commonPrefix(ours.tokens, dr[0].IDs), len(ours.tokens))
-		rows = append(rows, bench.Row{File: f.Name, KVScope: ours.Figures, Peer: theirs})
+		t.Run(f.Name, func(t *testing.T) {
+			path, err := bench.Path(f.Spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours := measureNative(t, path)
+			pr, dr, err := llamacpp.Bench(path, ours.prompt, ours.start, bench.DecodeTokens, bench.Warm, bench.Reps)
+			if err != nil {
+				t.Fatalf("%s: %v", f.Name, err)
+			}
+			var p, d []float64
+			for i := range pr {
+				p, d = append(p, pr[i].Rate()), append(d, dr[i].Rate())
+			}
+			theirs := bench.Figures{Decode: bench.Best(d), Prompt: bench.Best(p)}
+			t.Logf("%s: llama.cpp decode %.0f tok/s, prompt %.0f; greedy tokens agree on the first %d of %d",
+				f.Name, d, p, commonPrefix(ours.tokens, dr[0].IDs), len(ours.tokens))
+			rows = append(rows, bench.Row{File: f.Name, KVScope: ours.Figures, Peer: theirs})
+		})
 	}
 	t.Logf("native, one thread (kvscope: one decoder, model.FullCache, matrices as stored; llama.cpp: F32 KV cache); the fastest of %d sittings after %d warm-up:\n%s",
 		bench.Reps, bench.Warm, bench.Table("llama.cpp", rows))
@@ -48,7 +50,8 @@ func TestNative(t *testing.T) {
 
 type nativeFigures struct {
 	bench.Figures
-	tokens []int
+	tokens        []int // the greedy tokens of the decode run
+	prompt, start []int // the runs' prompts
 }
 
 func measureNative(t *testing.T, path string) nativeFigures {
@@ -70,7 +73,7 @@ func measureNative(t *testing.T, path string) nativeFigures {
 	p, d := bench.Rates(pr, dr)
 	f := bench.Figures{Decode: bench.Best(d), Prompt: bench.Best(p)}
 	t.Logf("%s: kvscope loaded in %.1f s; decode %.0f tok/s, prompt %.0f (kernels %s)", path, load.Seconds(), d, p, pr[0].KernelPath)
-	return nativeFigures{Figures: f, tokens: dr[0].Tokens}
+	return nativeFigures{Figures: f, tokens: dr[0].Tokens, prompt: bench.Prompt(m), start: bench.Start(m)}
 }
 
 // commonPrefix returns how many leading elements a and b share.
