@@ -22,7 +22,7 @@ JS_PKGS      := ./viz/... ./wasm/...
 BROWSER_PKGS := ./wasm/e2e/...
 GO_SOURCES   := $(shell find core viz wasm -name '*.go' 2>/dev/null) go.mod go.sum
 
-.PHONY: all build serve model site test-site test vet test-native test-wasm test-browser chromium wabt bench bench-wasm bench-kernels measure screenshot chart-picture embed-picture chart-export-pictures clean
+.PHONY: all build serve model site test-site test vet test-native test-wasm test-browser chromium wabt bench bench-wasm bench-kernels bench-native bench-wllama measure screenshot chart-picture embed-picture chart-export-pictures clean
 
 all: build
 
@@ -147,6 +147,29 @@ bench-wasm: static/kernels.wasm
 # (GFLOP/s per matrix shape); natively there is only the Go path.
 bench-kernels: static/kernels.wasm
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(WASM_EXEC_OPT)" -run='^$$' -bench=. -count=3 ./core/internal/kernels
+
+# One kvscope decoder natively beside llama.cpp native, one thread each
+# (node-llama-cpp's prebuilt CPU library), on the files of core/model/bench
+# (synthesized once into $$TMPDIR/kvscope-shapes): decode and prompt
+# tokens per second and their ratios, as a table. Figures need a quiet
+# machine.
+bench-native: llamacpp
+	KVSCOPE_BENCH=1 KVSCOPE_LLAMACPP=1 $(GO) test -count=1 -v -timeout 60m -run '^TestNative$$' ./core/model/bench
+
+# wllama (llama.cpp compiled to WebAssembly with SIMD; the npm package
+# pinned in wasm/e2e/testdata/wllama/package-lock.json, installed when
+# missing) on one thread beside one kvscope decoder in the sweep worker on
+# the SIMD kernels, in one tab of the same headless Chromium, on the same
+# files as bench-native: decode and prompt tokens per second and the ratios
+# kvscope ÷ wllama, as a table (wasm/e2e/bench_test.go). Not part of make
+# test. Figures need a quiet machine.
+WLLAMA_DIR := wasm/e2e/testdata/wllama
+.PHONY: wllama
+wllama:
+	@[ -f $(WLLAMA_DIR)/node_modules/@wllama/wllama/esm/index.js ] || (cd $(WLLAMA_DIR) && npm ci --no-audit --no-fund)
+
+bench-wllama: chromium build wllama
+	KVSCOPE_CHROMIUM=$(CHROMIUM) KVSCOPE_BENCH=1 $(GO) test -count=1 -v -timeout 120m -run '^TestBenchWllama$$' $(BROWSER_PKGS)
 
 # The README's page figures (presented first frame, slider-to-map latency,
 # replay speed, a long link's main thread, frame times), measured by the

@@ -5,7 +5,7 @@
 // Start it beside the page:
 //
 //   const w = new Worker('sweep-worker.js');
-//   w.onmessage = (e) => { /* e.data.type: ready, model, start, row, done, cancelled, sinks, error */ };
+//   w.onmessage = (e) => { /* e.data.type: ready, model, start, row, done, cancelled, sinks, bench, error */ };
 //
 // Messages to the worker (plain objects; the worker answers with plain
 // objects, each carrying the request's id):
@@ -48,6 +48,10 @@
 //   {type: 'sinks', id, config, text, maxTokens, budget, sink, repos}
 //                                   the attention-sinks figure; reply {type:'sinks',
 //                                   id, tokens, curves:[{label, sink, recent, nll}]}.
+//   {type: 'bench', id, warm, reps} times one kvscope decoder on the loaded
+//                                   model (core/model/bench, make bench-wllama):
+//                                   reply {type:'bench', id, kernels, start, prompt:
+//                                   [{tokens, ms}], decode: [{tokens, ms, ids}]}.
 //
 // Errors come back as {type:'error', id, message}. Messages sent before
 // the wasm has started wait for it.

@@ -3,19 +3,16 @@
 package e2e
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/kvscope/kvscope/core/model/bench"
 	"github.com/kvscope/kvscope/core/model/gguf"
 	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
@@ -41,28 +38,18 @@ var pageShapes = []struct {
 	}()},
 }
 
-// shapeFile writes s as a GGUF file once and reuses it from the temporary
-// directory (synthesizing the 1B shape takes minutes).
+// shapeFile returns s's GGUF file, synthesized once into the temporary
+// directory (bench.Path; synthesizing the 1B shape takes minutes).
 func shapeFile(t *testing.T, s ggufwrite.LlamaSpec) string {
 	t.Helper()
-	sum := sha256.Sum256(fmt.Appendf(nil, "%+v", s))
-	dir := filepath.Join(os.TempDir(), "kvscope-shapes")
-	path := filepath.Join(dir, hex.EncodeToString(sum[:8])+".gguf")
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Now()
-	data := ggufwrite.Llama(s)
-	if err := os.WriteFile(path+".tmp", data, 0o644); err != nil {
+	path, err := bench.Path(s)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(path+".tmp", path); err != nil {
-		t.Fatal(err)
+	if d := time.Since(t0); d > time.Second {
+		t.Logf("synthesized %s in %.0f s", path, d.Seconds())
 	}
-	t.Logf("synthesized %s (%d MB) in %.0f s", path, len(data)>>20, time.Since(t0).Seconds())
 	return path
 }
 

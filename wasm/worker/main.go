@@ -12,7 +12,9 @@
 //
 //	handle(type, json)   type "sweep": json is a sim.SweepRequest;
 //	                     "cancel": {"id": n};
-//	                     "sinks": a sinksRequest (real-model mode)
+//	                     "sinks": a sinksRequest (real-model mode);
+//	                     "bench": a benchRequest (bench.go: core/model/bench's
+//	                     measurement of the loaded model, make bench-wllama)
 //	loadModel(bytes, id) bytes a Uint8Array of a llama GGUF file
 //	firstFrame(json, canvas)
 //	                     draws the page's first picture (a firstRequest)
@@ -28,6 +30,7 @@
 //	{"type":"cancelled","id":n}
 //	{"type":"sinks","id":n,"tokens":[…],"curves":[{"label":…,"policy":…,"sink":…,"recent":…,"nll":[…]}…]}
 //	{"type":"firstframe","step":n,"presented":ms} (or "skipped":true)
+//	{"type":"bench","id":n,"kernels":…,"start":…,"prompt":[{tokens, ms}…],"decode":[{tokens, ms, ids}…]}
 //	{"type":"error","id":n,"message":…}
 //
 // One job runs at a time: a new sweep cancels the one running. The
@@ -164,6 +167,15 @@ func (w *worker) handle(kind, payload string) {
 			return
 		}
 		w.start(r.ID, func(context.Context) error { return w.sinks(r) })
+	case "bench":
+		var r benchRequest
+		d := json.NewDecoder(bytes.NewReader([]byte(payload)))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&r); err != nil {
+			w.fail(0, fmt.Errorf("bench request: %w", err))
+			return
+		}
+		w.start(r.ID, func(context.Context) error { return w.bench(r) })
 	default:
 		w.fail(0, fmt.Errorf("unknown message type %q", kind))
 	}

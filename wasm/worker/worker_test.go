@@ -36,6 +36,17 @@ type reply struct {
 	T1     int       `json:"t1"`
 	Data   []byte    `json:"data"`   // refblock: sim.Stream.ExportReference's bytes
 	Blocks int       `json:"blocks"` // done (reference): blocks posted
+	// bench: the kernels' path and the timed runs
+	Kernels string     `json:"kernels"`
+	Prompt  []benchRun `json:"prompt"`
+	Decode  []benchRun `json:"decode"`
+}
+
+// benchRun is one timed run of a bench reply.
+type benchRun struct {
+	Tokens int     `json:"tokens"`
+	MS     float64 `json:"ms"`
+	IDs    []int   `json:"ids"`
 }
 
 // runWorker builds worker.wasm, runs static/sweep-worker.js with it under

@@ -66,7 +66,9 @@ func (e *exactCodec) Add(acc []float32, w float32, slot int) {
 		acc[j] += w * v
 	}
 }
-func (e *exactCodec) Items(sealed int) store.Items { return store.Items{Payload: int64(4 * sealed * e.sd)} }
+func (e *exactCodec) Items(sealed int) store.Items {
+	return store.Items{Payload: int64(4 * sealed * e.sd)}
+}
 
 // A policy and a quantizer defined in one test file are found everywhere
 // the built-in ones are, with no other file changed: in the command

@@ -24,6 +24,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kvscope/kvscope/core/model/gguf"
 	"github.com/kvscope/kvscope/core/model/ggufwrite"
@@ -221,4 +222,54 @@ func WriteV3(dir string, data []byte) (string, error) {
 	}
 	path := filepath.Join(dir, "model-v3.gguf")
 	return path, os.WriteFile(path, v3, 0o644)
+}
+
+// Timing is one timed run of Bench: Tokens tokens in Time; IDs the greedy
+// tokens a decode run generated (nil for a prompt run).
+type Timing struct {
+	Tokens int
+	Time   time.Duration
+	IDs    []int
+}
+
+// Rate returns tokens per second.
+func (t Timing) Rate() float64 { return float64(t.Tokens) / t.Time.Seconds() }
+
+// Bench times llama.cpp with the GGUF file at model on one thread with an
+// F32 KV cache, as kvscope's bench package times its decoder: warm
+// untimed sittings, then reps timed ones, each of two runs on a cleared
+// sequence. The prompt run evaluates prompt up to its first greedy token
+// (the last position's logits included); the decode run evaluates start,
+// then generates decode greedy tokens each fed back, timed from the first
+// generated token to the last (decode forward passes). It returns the
+// timed sittings' prompt and decode runs, in order.
+func Bench(model string, prompt, start []int, decode, warm, reps int) (promptRuns, decodeRuns []Timing, err error) {
+	if len(prompt) == 0 || len(start) == 0 || decode < 1 || warm < 0 || reps < 1 {
+		return nil, nil, fmt.Errorf("llamacpp: bench needs a prompt, a start, decode ≥ 1 and reps ≥ 1 (have %d, %d, %d, %d)", len(prompt), len(start), decode, reps)
+	}
+	in := map[string]any{"prompt": prompt, "start": start, "decode": decode, "warm": warm, "reps": reps}
+	out, err := run(in, "bench", model)
+	if err != nil {
+		return nil, nil, err
+	}
+	type run struct {
+		Tokens int     `json:"tokens"`
+		MS     float64 `json:"ms"`
+		IDs    []int   `json:"ids"`
+	}
+	var res struct{ Prompt, Decode []run }
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, nil, fmt.Errorf("llamacpp: bench output: %w", err)
+	}
+	if len(res.Prompt) != reps || len(res.Decode) != reps {
+		return nil, nil, fmt.Errorf("llamacpp: bench: %d and %d runs for %d sittings", len(res.Prompt), len(res.Decode), reps)
+	}
+	conv := func(rs []run) []Timing {
+		ts := make([]Timing, len(rs))
+		for i, r := range rs {
+			ts[i] = Timing{Tokens: r.Tokens, Time: time.Duration(r.MS * float64(time.Millisecond)), IDs: r.IDs}
+		}
+		return ts
+	}
+	return conv(res.Prompt), conv(res.Decode), nil
 }
