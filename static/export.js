@@ -59,8 +59,8 @@
 
   function metricLabel() {
     const m = $("chart-metric") && $("chart-metric").value;
-    const M = typeof KVChart !== "undefined" && KVChart.METRICS[m];
-    return M ? M.label : m || "";
+    if (!m) return "";
+    return window.kvscopeChart ? window.kvscopeChart.metricLabel(m) : m;
   }
 
   // chartSVG returns the chart as a standalone SVG document: white
