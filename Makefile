@@ -15,8 +15,10 @@ CHROMIUM  ?= /usr/bin/chromium
 # apt-get runs as root here; elsewhere (a CI runner) through sudo.
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Packages free of Ebiten and syscall/js: tested natively and as wasm.
+# Packages free of Ebiten and syscall/js: tested natively and as wasm
+# (WASM_PKGS: all but the command line, which never runs as wasm).
 PURE_PKGS    := ./core/... ./viz/view/... ./viz/scene/...
+WASM_PKGS     = $(shell $(GO) list $(PURE_PKGS) | grep -v /cmd/)
 # Packages that only build for the browser (Ebiten without cgo, syscall/js).
 JS_PKGS      := ./viz/... ./wasm/...
 BROWSER_PKGS := ./wasm/e2e/...
@@ -114,7 +116,7 @@ test-native: llamacpp
 # The kernels' tests demand the SIMD path here, then run once more on the
 # wasm Go path (no module attached); glue_test.js tests static/kernels.js.
 test-wasm: static/kernels.wasm
-	KVSCOPE_WANT_PATH="wasm simd128" GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" $(PURE_PKGS)
+	KVSCOPE_WANT_PATH="wasm simd128" GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" $(WASM_PKGS)
 	KVSCOPE_KERNELS=none KVSCOPE_WANT_PATH=go GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./core/internal/kernels
 	node --test core/internal/kernels/testdata/glue_test.js
 
@@ -128,7 +130,12 @@ test-browser: chromium build model test-site
 	@if [ -d wasm/e2e ]; then KVSCOPE_SITE=$(SITE_TEST) KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 25m $(BROWSER_PKGS); \
 	else echo "no browser tests yet"; fi
 
-test: vet test-native test-wasm test-browser
+# vet, the native and wasm tests and the page's build run side by side
+# (none of them times anything; each target's output stays together); the
+# browser tests then run alone, their pages having the machine's cores.
+test:
+	$(MAKE) --no-print-directory -j4 --output-sync=target vet test-native test-wasm chromium build model
+	$(MAKE) --no-print-directory test-browser
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PURE_PKGS)

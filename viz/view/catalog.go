@@ -14,8 +14,9 @@ import (
 // matters for configuration c, so that the page can dim the controls that
 // do not: an eviction setting matters when c's policy reads it (its
 // kv.Description's Reads: DuoAttention reads no allocator, SnapKV no
-// sinks, only Quest a page size), a quantization setting below 16 bits;
-// every other setting always matters.
+// sinks, only Quest a page size), a quantization setting below 16 bits,
+// a setting only the uniform quantizer takes (outliers, low rank) unless
+// another quantizer codes the tokens; every other setting always matters.
 func Relevant(c *sim.Config, key string) bool {
 	f, _, ok := Lookup(key)
 	switch {
@@ -24,6 +25,8 @@ func Relevant(c *sim.Config, key string) bool {
 	case f.Param != 0:
 		p, err := kv.ParsePolicy(c.Policy)
 		return err != nil || p.Params()&f.Param != 0
+	case f.UniformOnly && c.Bits < 16 && c.Quant != "" && c.Quant != store.Uniform.String():
+		return false
 	case f.Quantized:
 		return c.Bits < 16
 	}

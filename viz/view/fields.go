@@ -48,6 +48,9 @@ type Field struct {
 	Param kv.Param
 	// Quantized marks a storage setting that matters only below 16 bits.
 	Quantized bool
+	// UniformOnly marks a storage setting only the uniform quantizer takes
+	// below 16 bits (store refuses it with the others).
+	UniformOnly bool
 
 	choices func() []string // Enum: the accepted values, from a registry (policies, quantizers, allocators)
 	// LinkOnly: only a link sets it; no control of the page edits it, so
@@ -148,10 +151,10 @@ var fieldTable = []Field{
 	{Key: "residual", Label: "FP16 residual", Kind: Int, Quantized: true, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Residual })},
 	{Key: "quant", Empty: true, Label: "Quantizer", Kind: Enum, choices: quantNames, Quantized: true, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Quant }},
 	{Key: "rotate", Empty: true, Label: "Rotation", Kind: Enum, Quantized: true, Choices: Rotations, PerSide: true, s: func(_ *State, c *sim.Config) *string { return &c.Rotate }},
-	{Key: "outfp16", Label: "Outliers kept in FP16 (share)", Kind: Float, Quantized: true, Min: 0, Max: 0.5, Step: 0.01, PerSide: true, f: cf(func(c *sim.Config) *float64 { return &c.OutliersFP16 })},
+	{Key: "outfp16", Label: "Outliers kept in FP16 (share)", Kind: Float, Quantized: true, UniformOnly: true, Min: 0, Max: 0.5, Step: 0.01, PerSide: true, f: cf(func(c *sim.Config) *float64 { return &c.OutliersFP16 })},
 	{Key: "sinkfp16", Label: "First tokens kept in FP16", Kind: Int, Quantized: true, Min: 0, Max: MaxTokens, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.SinkFP16 })},
 	{Key: "sketch", Label: "Sketch seed", Kind: Seed, PerSide: true, LinkOnly: true, u: func(_ *State, c *sim.Config) *uint64 { return &c.SketchSeed }},
-	{Key: "rank", Label: "Rank (0 = off)", Kind: Int, Min: 0, Max: MaxDim, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Rank })},
+	{Key: "rank", Label: "Rank (0 = off)", Kind: Int, UniformOnly: true, Min: 0, Max: MaxDim, Step: 1, PerSide: true, i: ci(func(c *sim.Config) *int { return &c.Rank })},
 
 	// How the page shows the run.
 	{Key: "cmp", Label: "Compare", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Compare }},
