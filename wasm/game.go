@@ -144,10 +144,13 @@ func (g *game) Draw(offscreen *ebiten.Image) {
 			}
 			prev := s.grid
 			s.grid = s.vp.Place(s.mapR, s.snap.Heads, s.snap.Step, a.runTotal, a.scale)
-			if (s.grid.CellW != prev.CellW || s.grid.Left != prev.Left) && !a.st.Playing {
+			f0, n0, b0 := prev.Columns()
+			f1, n1, b1 := s.grid.Columns()
+			if (s.grid.CellW != prev.CellW || s.grid.Left != prev.Left || f0 != f1 || n0 != n1 || b0 != b1) && !a.st.Playing {
 				// The axis line describes the grid: rewrite it now after a
-				// zoom or scroll. While playing the grid moves every step
-				// and the numbers' own cadence rewrites it.
+				// zoom, a scroll or the last steps of a catch-up. While
+				// playing the grid moves every step and the numbers' own
+				// cadence rewrites it.
 				a.domV = -1
 			}
 			hov := viz.Hover{Head: -1}

@@ -46,7 +46,7 @@ func (a *app) writeDOM() {
 		pg.memLabels[i][2].set("stored " + view.Bytes(float64(s.Mem.Total())))
 		mr := fmt.Sprintf("%s · keeps %s of %d tokens per head",
 			view.Saving(float64(s.FullBytes), float64(s.Mem.Total())), view.Sig(view.KeptPerHead(s), 3), s.Step)
-		if s.Attended > 0 { // a policy that selects what each query reads (Quest)
+		if s.Attended > 0 && s.Attended < view.KeptPerHead(s) { // a policy that selects what each query reads (Quest)
 			mr += fmt.Sprintf(" · each query reads %s of them: %s selects, it saves attention work, not memory", view.Sig(s.Attended, 3), view.PolicyName(c.Policy))
 		}
 		pg.memRatio[i].set(mr)

@@ -82,6 +82,9 @@ func TestStreamingKeepsWhatItSays(t *testing.T) {
 	if !strings.Contains(s.Name, want) {
 		t.Errorf("title %q lacks %q", s.Name, want)
 	}
+	if txt := tb.eval(`document.getElementById("memratio-0").textContent`); strings.Contains(txt, "selects") {
+		t.Errorf("the memory line says StreamingLLM selects what each query reads: %q", txt)
+	}
 	if cls := tb.eval(`document.querySelector("#heavy-r").parentElement.className`); !strings.Contains(cls, "irrelevant") {
 		t.Errorf("heavy hitters not shown as unused by StreamingLLM: %q", cls)
 	}

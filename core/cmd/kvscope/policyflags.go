@@ -79,7 +79,7 @@ func frontierSummary(w io.Writer, e *sim.Engine, replay bool) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	if s.Attended > 0 {
+	if s.Attended > 0 && s.Attended < float64(e.Layer(0).Len(0)) { // it selects what each query reads (Quest)
 		p, _ := kv.ParsePolicy(cfg.Policy)
 		fmt.Fprintf(w, "%s: each query head attended %.1f of %d cached tokens at the last step; nothing was evicted, and the page bounds add %d bytes\n",
 			p.Describe().Label, s.Attended, e.Layer(0).Len(0), s.Mem.Scores)

@@ -67,6 +67,9 @@ func TestFrontierFlags(t *testing.T) {
 		if !strings.Contains(out.String(), tc.want) {
 			t.Errorf("%s: output lacks %q:\n%s", tc.args, tc.want, out.String())
 		}
+		if strings.Contains(out.String(), "attended") != strings.Contains(tc.args, "quest") {
+			t.Errorf("%s: only a selecting policy says what each query attended:\n%s", tc.args, out.String())
+		}
 	}
 	for _, tc := range []struct{ args, want string }{
 		{"-alloc lru", "unknown allocator"},
