@@ -5,8 +5,7 @@ import "fmt"
 // Chunk (seed 004) splits the history into chunks of ChunkSize positions
 // and, when a chunk is complete, drops the DropShare of its keys with the
 // lowest L2 norm, per head or shared. It has no token budget: memory
-// falls by DropShare. Reads: ChunkSize, DropShare, Shared. State: one
-// float32 norm per cached token and head.
+// falls by DropShare. State: one float32 norm per cached token and head.
 func init() {
 	define(Chunk, &policyDef{
 		desc: Description{

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -54,6 +55,21 @@ type Setting struct {
 	// Means says what the setting is to this policy when it is not its
 	// usual meaning ("the prompt's observation window").
 	Means string
+}
+
+// scorerReads are the settings a scorer reads: the sink, recent and heavy
+// settings making its budget, an allocator, merging, and extra.
+func scorerReads(extra ...Param) []Setting {
+	s := []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamAlloc}, {Param: ParamMerge}}
+	for _, p := range extra {
+		s = append(s, Setting{Param: p})
+	}
+	return s
+}
+
+// sortReads orders settings as Param's bits are.
+func sortReads(s []Setting) {
+	slices.SortFunc(s, func(a, b Setting) int { return int(a.Param) - int(b.Param) })
 }
 
 // Describe returns p's description (a copy), with Roles filled in; the
@@ -295,6 +311,7 @@ func Register(d Description, keep func(Token) float64) (Policy, error) {
 			return 0, fmt.Errorf("kv: policy %q: colour %s is %s's", d.Name, d.Color, o.Name)
 		}
 	}
+	sortReads(d.Reads)
 	p := Policy(max(len(registry), int(numPolicies))) // after the built-in ones, even before their init
 	define(p, &policyDef{
 		desc: d, budgeted: true, sinks: ps&ParamSink != 0, recent: ps&ParamRecent != 0,

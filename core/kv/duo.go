@@ -28,7 +28,7 @@ const DuoFactor = 1.5
 // what it would need to be judged again).
 //
 // Memory is not bounded by a budget: a retrieval head grows with the
-// history. Reads: Sink, Recent (at least 1), Heavy. State: one class byte per head
+// history. State: one class byte per head
 // (the running shares are scratch); only streaming heads need an index map
 // (and every head before the classification, as eviction may follow).
 func init() {

@@ -43,7 +43,6 @@ const ExpectedWindow = 16
 // are those of the recent rotated queries, without the averaging over
 // future rotations.
 //
-// Reads: Sink, Recent, Heavy, Shared. Budget: Sink + Recent + Heavy.
 // State: the query window (W·Heads·Dim float32 per layer) and one float32
 // value norm per cached token and head.
 func init() {

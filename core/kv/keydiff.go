@@ -8,9 +8,8 @@ package kv
 // queries and no attention, so it works with fused attention kernels.
 // Before each eviction the mean is taken afresh over the keys the store
 // holds (one weighted sum and one dot product per cached key: O(budget·Dim)
-// per step), with each key's norm as it arrived. Reads: Sink, Recent,
-// Heavy, Shared. Budget: Sink + Recent + Heavy. State: one float32 key norm
-// per cached token and head.
+// per step), with each key's norm as it arrived. State: one float32 key
+// norm per cached token and head.
 func init() {
 	define(KeyDiff, &policyDef{
 		desc: Description{
@@ -18,7 +17,7 @@ func init() {
 			Short: "keeps the keys least like the mean key",
 			Help:  "Keeps the keys least like the average key (lowest cosine to the mean direction). Needs no attention weights at all, so it works with fused attention kernels, and it keeps the unusual tokens a later query may look for.",
 			Paper: "Park et al., KeyDiff: Key Similarity-Based KV Cache Eviction for Long-Context LLM Inference in Resource-Constrained Environments, arXiv 2504.15364",
-			Reads: []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamShared}, {Param: ParamAlloc}, {Param: ParamMerge}},
+			Reads: scorerReads(ParamShared),
 		},
 		budgeted: true, sinks: true, recent: true, scoredRole: Heavy, keyNorms: true, stateBytes: 4,
 		setup: func(l *Layer) {

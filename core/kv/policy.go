@@ -117,6 +117,7 @@ func define(p Policy, d *policyDef) {
 		}
 	}
 	d.desc.Budgeted = d.budgeted
+	sortReads(d.desc.Reads)
 	for _, s := range d.desc.Reads {
 		d.params |= s.Param
 		if s.Budget {

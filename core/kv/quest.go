@@ -22,7 +22,7 @@ const (
 // tokens get no attention this step (Pages 0 means 4, PageSize 0 means 16). Memory stays full — plus the page
 // bounds, 2·Dim FP16 values per page and head — while attention work falls
 // to O(pages·Dim + selected·Dim) per query head. Selected tells which
-// tokens each query head attended. Reads: Pages, PageSize.
+// tokens each query head attended.
 func init() {
 	define(Quest, &policyDef{
 		desc: Description{

@@ -4,7 +4,6 @@ import "github.com/kvscope/kvscope/core/internal/splitmix"
 
 // Random evicts a uniformly chosen token outside the sink and recent
 // windows, from a seeded generator: the baseline a real policy must beat.
-// Reads: Sink, Recent, Heavy, Shared, Seed. Budget: Sink + Recent + Heavy.
 // Under an allocator that compares heads (AdaKV), a token's score is a
 // hash of the seed, its head and its position instead: as random, and
 // fixed once drawn.
@@ -14,7 +13,7 @@ func init() {
 			Name: "random", Label: "random", Color: "#999933", Scored: "random picks",
 			Short: "evicts a uniformly chosen token outside the sinks and the recent window",
 			Help:  "Evicts a random token when over budget — the control experiment that shows how much a smart choice is worth.",
-			Reads: []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamShared}, {Param: ParamSeed}, {Param: ParamAlloc}, {Param: ParamMerge}},
+			Reads: scorerReads(ParamShared, ParamSeed),
 		},
 		budgeted: true, sinks: true, recent: true,
 		victim: func(l *Layer, _, lo, hi int) int { return lo + l.rng.IntN(hi-lo) },

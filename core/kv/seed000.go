@@ -5,9 +5,8 @@ package kv
 // accumulates into one shared score; the new token enters with score 0;
 // over budget it keeps positions < Sink, the Recent newest others and the
 // Heavy best-scored of the rest. One decision for all heads, and it evicts
-// during the prompt too (seed 000 knows no prompt). Reads: Sink, Recent,
-// Heavy. Budget: Sink + Recent + Heavy. State: one float64 per cached
-// token, once per layer.
+// during the prompt too (seed 000 knows no prompt). State: one float64
+// per cached token, once per layer.
 func init() {
 	define(Seed000, &policyDef{
 		desc: Description{
@@ -15,7 +14,7 @@ func init() {
 			Short: "sinks, heavy hitters and a recent window with one decision for all heads (always shared)",
 			Help:  "The three ideas together with one decision shared by all heads: sinks stay, the recent window stays, and the heavy-hitter budget goes to the highest accumulated attention.",
 			Paper: "kvscope's seed 000",
-			Reads: []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamAlloc}, {Param: ParamMerge}, {Param: ParamValueWeight}},
+			Reads: scorerReads(ParamValueWeight),
 		},
 		budgeted: true, sinks: true, recent: true,
 		scoredRole: Heavy, oneScore: true, alwaysShared: true, inPrompt: true, stateBytes: 8,

@@ -10,8 +10,7 @@ import (
 // Generation", 2024) compresses the prompt only: the last Recent prompt
 // queries (the observation window) vote, with average pooling over 5
 // positions, for Heavy prompt tokens per head; the window is kept too.
-// Generated tokens are never evicted. Reads: Recent (at least 1), Heavy;
-// always decides per head. State: the window's queries while the prompt
+// Generated tokens are never evicted; it always decides per head. State: the window's queries while the prompt
 // lasts, none after.
 func init() {
 	define(SnapKV, &policyDef{

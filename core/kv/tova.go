@@ -3,8 +3,7 @@ package kv
 // TOVA (Oren et al., "Transformers are Multi-State RNNs", 2024) drops,
 // whenever the cache is over budget, the token that the current query
 // attends to least (averaged over the query heads of a key/value head).
-// Sink and Recent, when set, are protected. Reads: Sink, Recent, Heavy,
-// Shared. Budget: Sink + Recent + Heavy. State: none beyond the step's
+// Sink and Recent, when set, are protected. State: none beyond the step's
 // attention.
 func init() {
 	define(TOVA, &policyDef{
@@ -13,7 +12,7 @@ func init() {
 			Short: "drops the token the current query attends to least",
 			Help:  "When over budget, drops the token the current query attends to least. No accumulated history, so it adapts quickly when the text changes topic.",
 			Paper: "Oren et al., Transformers are Multi-State RNNs, 2024",
-			Reads: []Setting{{Param: ParamSink, Budget: true}, {Param: ParamRecent, Budget: true}, {Param: ParamHeavy, Budget: true}, {Param: ParamShared}, {Param: ParamAlloc}, {Param: ParamMerge}, {Param: ParamValueWeight}},
+			Reads: scorerReads(ParamShared, ParamValueWeight),
 		},
 		budgeted: true, sinks: true, recent: true, latest: true,
 		observe: func(l *Layer, _ []float32, _ int) {

@@ -4,7 +4,7 @@ package kv
 // Mistral's sliding window) keeps the Recent newest tokens and nothing
 // else: the oldest token goes first. Once the first tokens leave,
 // attention that sank into them has nowhere to go (the failure
-// StreamingLLM fixes). Reads: Recent (at least 1). Budget: Recent.
+// StreamingLLM fixes).
 func init() {
 	define(Window, &policyDef{
 		desc: Description{

@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // A Measure is one figure of fidelity a run reports, described once: the
 // sweep's rows (Row's JSON keys), the lessons' claims, the page's table,
@@ -74,10 +77,8 @@ var Measures = []Measure{
 
 // FindMeasure returns the measure of the given key, false for none.
 func FindMeasure(key string) (Measure, bool) {
-	for _, m := range Measures {
-		if m.Key == key {
-			return m, true
-		}
+	if i := slices.IndexFunc(Measures, func(m Measure) bool { return m.Key == key }); i >= 0 {
+		return Measures[i], true
 	}
 	return Measure{}, false
 }
