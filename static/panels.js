@@ -2,7 +2,8 @@
 // memory-versus-fidelity chart with the sweep worker (sweep-worker.js,
 // worker.wasm) that fills it off the main thread, and the workers that
 // share a long link's reference. The Go program exposes window.kvscope:
-// state() and config() as JSON, applySettings(json) and lesson(n).
+// state(), config() and catalog() (the policies and measures as their Go
+// descriptions give them) as JSON, applySettings(json) and lesson(n).
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
