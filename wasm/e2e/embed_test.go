@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -21,35 +20,6 @@ import (
 
 // embedLink is the embedded view the tests and the README's picture show.
 const embedLink = "embed=1&controls=play,sink,recent&policy=streaming&sink=4&recent=60&play=0&at=300"
-
-// openSized loads the page at serverURL + "/#" + hash in a new tab of
-// w×h CSS px and waits until it is ready and caught up.
-func openSized(t *testing.T, w, h int64, hash string) *tab {
-	t.Helper()
-	if skipReason != "" {
-		t.Skip(skipReason)
-	}
-	ctx, cancel := chromedp.NewContext(browserCtx)
-	t.Cleanup(cancel)
-	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(cancelT)
-	tb := &tab{t: t, ctx: ctx, close: cancel}
-	tb.listen()
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log("console:\n" + joinLogs(tb))
-		}
-	})
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h), chromedp.Navigate(serverURL+"/#"+hash)); err != nil {
-		t.Fatal(err)
-	}
-	tb.waitJS(`document.body.dataset.ready === "1" || document.body.dataset.fatal === "1"`, 45*time.Second)
-	if f := tb.eval(`document.body.dataset.fatal || ""`); f != "" {
-		t.Fatalf("fatal: %s", tb.eval(`document.getElementById("fatal-text").textContent`))
-	}
-	tb.waitReplay()
-	return tb
-}
 
 // cutOff lists what of the page a visitor cannot see whole in a w×h
 // viewport: scrolling, elements shown (not hidden) outside the viewport,

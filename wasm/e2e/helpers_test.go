@@ -125,6 +125,20 @@ func open(t *testing.T, hash string) *tab {
 // openScaled is open with a device scale factor (device px per CSS px).
 func openScaled(t *testing.T, hash string, scale float64) *tab {
 	t.Helper()
+	return openView(t, viewW, viewH, scale, hash)
+}
+
+// openSized is open in a w×h CSS px viewport.
+func openSized(t *testing.T, w, h int64, hash string) *tab {
+	t.Helper()
+	return openView(t, w, h, 1, hash)
+}
+
+// openView loads the page with hash in a new tab of the shared browser,
+// w×h CSS px at scale device px per CSS px, and waits until it is ready
+// and caught up.
+func openView(t *testing.T, w, h int64, scale float64, hash string) *tab {
+	t.Helper()
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
@@ -133,7 +147,7 @@ func openScaled(t *testing.T, hash string, scale float64) *tab {
 	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
 	t.Cleanup(cancelT)
 	tb := &tab{t: t, ctx: ctx, close: cancel}
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewW, viewH, chromedp.EmulateScale(scale))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h, chromedp.EmulateScale(scale))); err != nil {
 		t.Fatal(err)
 	}
 	tb.listen()
