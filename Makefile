@@ -14,6 +14,15 @@ MODEL_SRC ?= ../shared/models/stories260K.gguf
 CHROMIUM  ?= /usr/bin/chromium
 # apt-get runs as root here; elsewhere (a CI runner) through sudo.
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# $(call apt_install,COMMAND,PACKAGE) installs PACKAGE when COMMAND is
+# missing. make test builds side by side, and two apt-gets at once fail on
+# apt's lock: flock makes them take turns, and the second looks again
+# once it has the lock.
+define apt_install
+	@command -v $(1) >/dev/null 2>&1 || flock /tmp/kvscope-apt.lock sh -c 'command -v $(1) >/dev/null 2>&1 || { \
+	  echo "installing $(2)"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; }'
+endef
 
 # Packages free of Ebiten and syscall/js: tested natively and as wasm
 # (WASM_PKGS: all but the command line, which never runs as wasm).
@@ -58,9 +67,7 @@ static/kernels.wasm: core/internal/kernels/kernels.wat | wabt
 	$(WAT2WASM) $< -o $@
 
 wabt:
-	@command -v $(WAT2WASM) >/dev/null 2>&1 || { \
-	  echo "installing wabt"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wabt >/dev/null; }
+	$(call apt_install,$(WAT2WASM),wabt)
 
 # The test model is placed beside the page when it is available; the page
 # also accepts a file the visitor picks.
@@ -122,9 +129,7 @@ test-wasm: static/kernels.wasm
 
 # Debian's Chromium, installed when missing (CI starts from a clean machine).
 chromium:
-	@command -v $(CHROMIUM) >/dev/null 2>&1 || { \
-	  echo "installing chromium"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	$(call apt_install,$(CHROMIUM),chromium)
 
 test-browser: chromium build model test-site
 	@if [ -d wasm/e2e ]; then KVSCOPE_SITE=$(SITE_TEST) KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 25m $(BROWSER_PKGS); \
