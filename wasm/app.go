@@ -69,7 +69,7 @@ type app struct {
 	runTotal, runPrompt int       // the run's length and prompt (synthetic: A's; model: max tokens and prompt tokens)
 	mdl                 modelSource
 	loadGen             atomic.Int64 // bumps with every model load started or dropped; a replaced load's goroutine stops
-	decode              decodeRate
+	decode              view.Rate    // engine steps per second of stepping time (in real-model mode a step runs sim.ModelRunDecoders decoders)
 	les                 lessonState  // the open guided lesson
 	breaks              breaksState  // real-model mode: the task heatmap
 	sweepBase           atomic.Value // string: JSON of what the chart sweeps (see sweepRequest)
@@ -280,7 +280,7 @@ func (a *app) apply(next view.State, target int) {
 			}
 		}
 		s.eng, s.snap, s.mkey = e, nil, modelKey{}
-		a.decode = decodeRate{} // measure the new run
+		a.decode = view.Rate{} // measure the new run
 	}
 	a.st = next
 	a.good = next
@@ -322,10 +322,20 @@ func (a *app) catchUp(budget time.Duration) {
 			}
 		}
 	}
-	a.decode.add(steps, time.Since(t0))
+	a.addDecoded(steps, time.Since(t0), !a.replaying())
 	a.catchFrames++
 	if !a.replaying() || a.catchFrames%8 == 0 {
 		a.changed = true
+	}
+}
+
+// addDecoded counts n engine steps that took d. In real-model mode the
+// model facts' decoding line is redrawn with the first figure, each time
+// the rate's window completes, and when done (a catch-up finished).
+func (a *app) addDecoded(n int, d time.Duration, done bool) {
+	first := a.decode.PerSecond() == 0
+	if (a.decode.Add(n, d) || first || done) && a.st.ModelMode() {
+		a.mdl.v++
 	}
 }
 
@@ -351,7 +361,7 @@ func (a *app) stepAll() bool {
 			ok = false
 		}
 	}
-	a.decode.add(a.active(), time.Since(t0))
+	a.addDecoded(a.active(), time.Since(t0), false)
 	a.changed = true
 	return ok
 }

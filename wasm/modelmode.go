@@ -7,7 +7,6 @@ import (
 	"html"
 	"strings"
 	"syscall/js"
-	"time"
 
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/sim"
@@ -24,26 +23,6 @@ type modelKey struct {
 	m      *model.Model
 }
 
-// decodeRate measures decoding speed: engine steps per second of time
-// spent stepping (in real-model mode one step runs three decoders).
-type decodeRate struct {
-	steps int
-	dur   time.Duration
-}
-
-func (d *decodeRate) add(n int, t time.Duration) {
-	d.steps += n
-	d.dur += t
-}
-
-// perSecond returns the steps per second measured so far (0 before any).
-func (d *decodeRate) perSecond() float64 {
-	if d.dur <= 0 {
-		return 0
-	}
-	return float64(d.steps) / d.dur.Seconds()
-}
-
 // applyModel is apply for real-model mode: it (re)builds the model run
 // when its settings changed and replays it to target. A model address
 // other than the loaded model's starts loading that model (the loaded one
@@ -54,7 +33,7 @@ func (a *app) applyModel(next view.State, target, depth int) {
 	a.rec.cur = nil // the synthetic stream's recording is not needed here
 	s := &a.sides[0]
 	if a.st.Mode != next.Mode {
-		a.decode = decodeRate{}
+		a.decode = view.Rate{}
 	}
 	if a.mdl.wants(next.Source) {
 		a.openSource(next.Source) // the model loaded so far runs until the new one is in

@@ -168,6 +168,9 @@ func (a *app) writeModelStatus() {
 			} else {
 				lines = append(lines, view.SinkFact(a.mdl.sinks))
 			}
+			if f := view.DecodeFact(a.decode.PerSecond()); f.Value != "" && a.st.ModelMode() {
+				lines = append(lines, f)
+			}
 		}
 		for _, l := range lines {
 			fmt.Fprintf(&b, `<dt>%s</dt><dd title="%s">%s</dd>`, html.EscapeString(l.Label), html.EscapeString(l.Title), html.EscapeString(l.Value))

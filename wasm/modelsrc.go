@@ -370,7 +370,7 @@ func (a *app) sinkTick(budget time.Duration) {
 	if m == nil || a.mdl.sinks != nil || a.mdl.conv != nil {
 		return
 	}
-	if r := a.decode.perSecond(); a.st.Playing && r > 0 && r < slowSinkRate {
+	if r := a.decode.PerSecond(); a.st.Playing && r > 0 && r < slowSinkRate {
 		return
 	}
 	if a.mdl.meter == nil {

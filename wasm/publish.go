@@ -18,7 +18,7 @@ func (a *app) publish() {
 	ps := view.PageState{Ready: a.ready, Step: a.pos(), Tokens: a.runTotal, Playing: a.st.Playing, Compare: a.showB(),
 		Frames: a.frames, Version: a.version, Scale: a.scale, Broken: a.broken, ScaleTxt: a.pg.scales[0].last,
 		UpdMs: a.updMs, DrawMs: a.drawMs, Replay: a.replaying(),
-		Mode: a.st.Mode, Model: a.publicModel(), Text: a.publicText(), StepsPerS: a.decode.perSecond(), RunPrompt: a.runPrompt,
+		Mode: a.st.Mode, Model: a.publicModel(), Text: a.publicText(), StepsPerS: a.decode.PerSecond(), RunPrompt: a.runPrompt,
 		Lesson: a.publicLesson(), Breaks: a.publicBreaks()}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

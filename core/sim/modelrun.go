@@ -109,11 +109,16 @@ func (r *recorded) Next(q, k, v []float32) int {
 	return r.pos - 1
 }
 
+// ModelRunDecoders is how many decoders a ModelRun steps per token: the
+// uncompressed, the compressed and the teacher-forced one.
+const ModelRunDecoders = 3
+
 // ModelRun decodes a prompt with a real model twice, side by side: with an
 // uncompressed cache and with a compressed one, each greedily on its own
 // text. A third, uncompressed cache follows the compressed text (teacher
 // forcing), so each step compares the two caches' next-token predictions
-// and attention on the same tokens. It is deterministic.
+// and attention on the same tokens: ModelRunDecoders decoders a step. It
+// is deterministic.
 type ModelRun struct {
 	m      *model.Model
 	cfg    Config
