@@ -92,7 +92,7 @@ site: build model
 # model whose sha256 is right and refuses one whose sha256 is wrong, then
 # make site builds the folder the browser tests serve under a sub-path.
 SITE_TEST := $(CURDIR)/.site
-test-site:
+test-site: build model
 	@if [ -f "$(MODEL_SRC)" ]; then \
 	  d=$$(mktemp -d); sum=$$(sha256sum "$(MODEL_SRC)" | cut -d' ' -f1); \
 	  .github/scripts/fetch-model.sh "file://$(abspath $(MODEL_SRC))" "$$sum" "$$d/m.gguf" && \
@@ -122,8 +122,10 @@ test-native: llamacpp
 
 # The kernels' tests demand the SIMD path here, then run once more on the
 # wasm Go path (no module attached); glue_test.js tests static/kernels.js.
+# -short leaves out the long tests that only repeat the native run's
+# arithmetic (core/internal/testenv.NativeOnly): the wasm run checks the port.
 test-wasm: static/kernels.wasm
-	KVSCOPE_WANT_PATH="wasm simd128" GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" $(WASM_PKGS)
+	KVSCOPE_WANT_PATH="wasm simd128" GOOS=js GOARCH=wasm $(GO) test -short -count=1 -exec="$(WASM_EXEC)" $(WASM_PKGS)
 	KVSCOPE_KERNELS=none KVSCOPE_WANT_PATH=go GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASM_EXEC)" ./core/internal/kernels
 	node --test core/internal/kernels/testdata/glue_test.js
 
@@ -135,12 +137,12 @@ test-browser: chromium build model test-site
 	@if [ -d wasm/e2e ]; then KVSCOPE_SITE=$(SITE_TEST) KVSCOPE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 -timeout 25m $(BROWSER_PKGS); \
 	else echo "no browser tests yet"; fi
 
-# vet, the native and wasm tests and the page's build run side by side
-# (none of them times anything; each target's output stays together); the
-# browser tests then run alone, their pages having the machine's cores.
+# vet, the native, wasm and browser tests run side by side (none of them
+# times anything; each target's output stays together): the browser tests
+# start once the page is built, and mostly wait on the page, so the other
+# suites use what they leave of the cores.
 test:
-	$(MAKE) --no-print-directory -j4 --output-sync=target vet test-native test-wasm chromium build model
-	$(MAKE) --no-print-directory test-browser
+	$(MAKE) --no-print-directory -j4 --output-sync=target vet test-native test-wasm test-browser
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PURE_PKGS)

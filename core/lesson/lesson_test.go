@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvscope/kvscope/core/internal/testenv"
 	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/sim"
@@ -41,6 +42,7 @@ func defaultStream(t *testing.T) *sim.Stream {
 
 // Measuring over a shared recording gives Measure's numbers.
 func TestMeasureShared(t *testing.T) {
+	testenv.NativeOnly(t)
 	l, _ := Get(4)
 	s := defaultStream(t)
 	for range 2 {
@@ -62,6 +64,7 @@ func TestMeasureShared(t *testing.T) {
 // action, each measure it teaches moves the way it says, and the claim
 // prints those very numbers with the words their change earned.
 func TestLessonsClaimWhatTheyMeasure(t *testing.T) {
+	testenv.NativeOnly(t)
 	s := defaultStream(t)
 	for i := range All() {
 		l := &All()[i]
@@ -94,6 +97,7 @@ func TestLessonsClaimWhatTheyMeasure(t *testing.T) {
 // of the page's sweep (every policy × 8 budgets, INT8) that keeps the
 // most attention mass within the budget, and the claim says it fits.
 func TestChartLessonPicksTheBest(t *testing.T) {
+	testenv.NativeOnly(t)
 	l, err := Get(10)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package lesson
 import (
 	"testing"
 
+	"github.com/kvscope/kvscope/core/internal/testenv"
 	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/sim"
 )
@@ -12,6 +13,7 @@ import (
 // text encoded again, which need not give the same tokens (greedy
 // decoding need not pick the tokenizer's merges).
 func TestLessonPerplexityIsTheRuns(t *testing.T) {
+	testenv.NativeOnly(t)
 	m := testmodel.Model(t)
 	for _, tc := range []struct {
 		n   int

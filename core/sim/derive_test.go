@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/kvscope/kvscope/core/internal/testenv"
 )
 
 // A point that keeps every token is derived from the full cache's run:
@@ -14,6 +16,7 @@ import (
 // Points that could evict (a budget short of the history, a non-uniform
 // allocator, merging) are not derived.
 func TestDerivedRowsEqualRuns(t *testing.T) {
+	testenv.NativeOnly(t)
 	small := func() Config {
 		c := DefaultConfig()
 		c.Layers, c.Heads, c.KVHeads, c.HeadDim, c.Tokens, c.Prompt = 2, 4, 2, 16, 96, 12

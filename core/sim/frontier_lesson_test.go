@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/kvscope/kvscope/core/internal/testenv"
 )
 
 // meanOf runs cfg over seeds and averages meanMetrics.
@@ -52,6 +54,7 @@ func meanRun(t *testing.T, cfg Config, seeds []uint64) (Metrics, *Engine) {
 // default stream (+0.013 mass) — what AdaKV exploits is heads whose scores
 // are spread unevenly, whatever makes them so.
 func TestAdaKVTeachesTheLesson(t *testing.T) {
+	testenv.NativeOnly(t)
 	seeds := []uint64{1, 2}
 	run := func(alike bool) (uni, ada Metrics) {
 		c := DefaultConfig()
@@ -118,6 +121,7 @@ func headMass(t *testing.T, cfg Config, from int) (mass []float64, tokens []int,
 // than Duo holds at any earlier step). The classification's accuracy
 // against the stream's own retrieval heads is logged.
 func TestDuoTeachesTheLesson(t *testing.T) {
+	testenv.NativeOnly(t)
 	var duoRet, strRet float64
 	var right, heads int
 	for _, seed := range []uint64{1, 2, 3} {
@@ -174,6 +178,7 @@ func TestDuoTeachesTheLesson(t *testing.T) {
 // Quest's default 16 tokens per page (4 pages) attention-aware eviction
 // (H2O, TOVA, seed 000, KeyDiff) keeps more than Quest does.
 func TestQuestTeachesTheLesson(t *testing.T) {
+	testenv.NativeOnly(t)
 	seeds := []uint64{1, 2}
 	const budget = 80
 	quest := func(size int) (Metrics, *Engine) {
@@ -226,6 +231,7 @@ func TestQuestTeachesTheLesson(t *testing.T) {
 // scorer must keep exactly its budget and report sane figures. The table
 // is what `go test -run TestScorersAtEqualBudget -v ./core/sim` prints.
 func TestScorersAtEqualBudget(t *testing.T) {
+	testenv.NativeOnly(t)
 	seeds := []uint64{1, 2}
 	var b strings.Builder
 	b.WriteString("\n| policy | attention mass kept | output error | KL (nats) |\n|---|---|---|---|\n")

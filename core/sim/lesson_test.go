@@ -2,6 +2,8 @@ package sim
 
 import (
 	"testing"
+
+	"github.com/kvscope/kvscope/core/internal/testenv"
 )
 
 // meanMetrics runs cfg and averages the metrics of the decode steps after
@@ -30,6 +32,7 @@ func meanMetrics(t *testing.T, cfg Config) Metrics {
 // changes the output less than random eviction or a bare window at the
 // same budget, and keeping the sinks (StreamingLLM) beats a bare window.
 func TestPoliciesTeachTheLesson(t *testing.T) {
+	testenv.NativeOnly(t)
 	base := DefaultConfig()
 	base.Tokens, base.Bits, base.RefStride = 512, 32, 2
 	seeds := []uint64{1, 2}
@@ -73,6 +76,7 @@ func TestPoliciesTeachTheLesson(t *testing.T) {
 // bias q·k systematically, so the summed bias over the cache grows with
 // its length (seed 004's warning), where per-channel ranges do not.
 func TestStorageTeachesTheLesson(t *testing.T) {
+	testenv.NativeOnly(t)
 	run := func(gran string, outliers int) (kerr, bias float64) {
 		c := DefaultConfig()
 		c.Policy, c.Bits, c.Granularity, c.Tokens, c.RefStride, c.TailDF, c.OutlierChannels = "full", 4, gran, 600, 5, 3, outliers

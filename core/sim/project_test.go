@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/kvscope/kvscope/core/internal/testenv"
 	"github.com/kvscope/kvscope/core/kv"
 )
 
@@ -15,6 +16,7 @@ import (
 // whatever Shared says: the projection once counted one index per layer
 // for duo -shared).
 func TestProjectOwnShape(t *testing.T) {
+	testenv.NativeOnly(t)
 	for _, p := range kv.Policies() {
 		for _, shared := range []bool{false, true} {
 			c := DefaultConfig()

@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"testing"
+
+	"github.com/kvscope/kvscope/core/internal/testenv"
 )
 
 // runKeys runs c and returns the mean key error and the mean q·k bias
@@ -35,6 +37,7 @@ func runKeys(t *testing.T, c Config) (kerr, bias float64) {
 // the page's default outlier strength (10×): those figures are reported,
 // not asserted. Without outlier channels the rotation changes little.
 func TestHadamardTeachesTheLesson(t *testing.T) {
+	testenv.NativeOnly(t)
 	run := func(dim, outliers int, scale float64, rotate string) float64 {
 		c := DefaultConfig()
 		c.Policy, c.Bits, c.Granularity, c.Tokens, c.RefStride = "full", 4, "token", 300, 10
@@ -81,6 +84,7 @@ func TestHadamardTeachesTheLesson(t *testing.T) {
 // grow so much that 16 seeds do not average QJL's spread away (the QJL
 // paper keeps outlier channels apart for this reason).
 func TestSketchesTeachUnbiasedness(t *testing.T) {
+	testenv.NativeOnly(t)
 	const seeds = 16
 	type stat struct{ mean, maxAbs float64 }
 	res := map[string]stat{}

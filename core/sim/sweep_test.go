@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kvscope/kvscope/core/internal/testenv"
 	"github.com/kvscope/kvscope/core/kv"
 )
 
@@ -49,6 +50,7 @@ func singleRun(t *testing.T, cfg Config) (mem Memory, full int64, mean Metrics) 
 // Every row of a sweep over a shared recording equals, bit for bit, the
 // same configuration run on its own through the engine.
 func TestSweepRowsEqualSingleRuns(t *testing.T) {
+	testenv.NativeOnly(t)
 	base := sweepBase()
 	g := Grid{Budgets: []int{6, 40, 128}, Storage: []StorageVariant{{8, "token"}, {4, "kivi"}, {4, "channel"}}, Sink: 4}
 	var rows []Row

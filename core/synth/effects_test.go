@@ -3,6 +3,8 @@ package synth
 import (
 	"sync"
 	"testing"
+
+	"github.com/kvscope/kvscope/core/internal/testenv"
 )
 
 // The stream is measured against the effects it exists to show, with
@@ -28,6 +30,7 @@ func defaultRun(t *testing.T) streamStats {
 }
 
 func TestEffects(t *testing.T) {
+	testenv.NativeOnly(t)
 	st := defaultRun(t)
 	c := st.cfg
 	checks := []struct {
@@ -76,6 +79,7 @@ func TestEffects(t *testing.T) {
 // TestKnobsOff checks that each knob at 0 removes its effect, measured
 // against the default stream of the same length.
 func TestKnobsOff(t *testing.T) {
+	testenv.NativeOnly(t)
 	const steps = 512
 	on := measure(t, DefaultConfig(), steps)
 	on.log(t)
@@ -125,6 +129,7 @@ func TestKnobsOff(t *testing.T) {
 // TestEffectsAcrossShapes measures other shapes and seeds: grouped-query
 // attention, wider heads, a deeper model's first layer.
 func TestEffectsAcrossShapes(t *testing.T) {
+	testenv.NativeOnly(t)
 	cases := []struct {
 		name string
 		set  func(*Config)
