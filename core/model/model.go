@@ -30,11 +30,7 @@ func Load(r io.ReaderAt, size int64) (*Model, error) {
 // LoadOptions is Load with options (see Options: keep matrices as the
 // file stores them).
 func LoadOptions(r io.ReaderAt, size int64, opts Options) (*Model, error) {
-	f, err := gguf.Load(r, size)
-	if err != nil {
-		return nil, err
-	}
-	return FromGGUFOptions(f, opts)
+	return loadAll(NewLoader(r, size, opts))
 }
 
 // LoadBytes is LoadOptions for a file held in memory, read without
@@ -42,11 +38,7 @@ func LoadOptions(r io.ReaderAt, size int64, opts Options) (*Model, error) {
 // alias b, so memory holds the file once. The caller must not modify b
 // while the model is in use.
 func LoadBytes(b []byte, opts Options) (*Model, error) {
-	f, err := gguf.LoadBytes(b)
-	if err != nil {
-		return nil, err
-	}
-	return FromGGUFOptions(f, opts)
+	return loadAll(NewLoaderBytes(b, opts))
 }
 
 // FromGGUF builds a model from a parsed file: ConfigFromGGUF, TokenizerFromGGUF,
@@ -60,17 +52,16 @@ func FromGGUF(f *gguf.File) (*Model, error) { return FromGGUFOptions(f, Options{
 
 // FromGGUFOptions is FromGGUF with options.
 func FromGGUFOptions(f *gguf.File, opts Options) (*Model, error) {
-	c, err := ConfigFromGGUF(f)
+	return loadAll(newLoader(f, opts))
+}
+
+// loadAll runs the loader l (or returns err, NewLoader's error) to the end
+// and returns its model: every way of loading a model is a Loader's.
+func loadAll(l *Loader, err error) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	tok, err := TokenizerFromGGUF(f)
-	if err != nil {
-		return nil, err
+	for l.Next() {
 	}
-	w, err := loadWeights(f, c, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Model{Config: c, Weights: w, Tokenizer: tok}, nil
+	return l.Model()
 }

@@ -85,17 +85,6 @@ type Options struct {
 	KeepQuantized bool
 }
 
-// loadWeights reads and decodes every tensor, checking each shape against c.
-func loadWeights(f *gguf.File, c Config, opts Options) (Weights, error) {
-	var w Weights
-	for _, st := range weightSteps(f, c, opts, &w) {
-		if err := st.run(); err != nil {
-			return w, err
-		}
-	}
-	return w, nil
-}
-
 // loadStep reads one tensor of bytes bytes into the weights.
 type loadStep struct {
 	bytes int64
