@@ -90,7 +90,7 @@ type symbol struct{ start, n, prev, next, id int32 }
 // bigram is a candidate merge of symbols left and right into token id. key
 // orders the queue (smallest first): BPE's rank then left, SentencePiece's
 // score (highest first) then left. It is valid while the symbols' lengths are
-// still a and b (BPE), or add up to a (SentencePiece).
+// still a and b (they only grow, or drop to 0 when merged away).
 type bigram struct {
 	key               uint64
 	left, right, a, b int32
@@ -150,10 +150,32 @@ func (t *Tokenizer) bpeWord(w []byte, out []int, sc *scratch) []int {
 		}
 		i += n
 	}
+	return t.mergeWord(out, w, syms, sc, (*Tokenizer).pushBPE, (*Tokenizer).appendSingleByte)
+}
+
+// appendSingleByte appends the token of byte c's one-byte text, if there is
+// one: byte-level BPE's fallback for a symbol that is no token.
+func (t *Tokenizer) appendSingleByte(out []int, c byte) []int {
+	if id := t.singleByte[c]; id >= 0 {
+		out = append(out, int(id))
+	}
+	return out
+}
+
+// mergeWord is the merge loop of BPE and SentencePiece alike. syms are the
+// symbols of word w, linked in order (at least one); push queues the merge
+// of two adjacent symbols if the vocabulary has one (bpe: a ranked pair,
+// SentencePiece: a scored token), and the queue's first merge still valid
+// is applied until none is left. It then appends the tokens of the symbols
+// left to out, a symbol that is no token byte by byte through fallback,
+// and keeps syms and the queue in sc for the next word.
+func (t *Tokenizer) mergeWord(out []int, w []byte, syms []symbol, sc *scratch,
+	push func(t *Tokenizer, h []bigram, syms []symbol, w []byte, l, r int32) []bigram,
+	fallback func(t *Tokenizer, out []int, c byte) []int) []int {
 	syms[len(syms)-1].next = -1
 	h := sc.heap[:0]
 	for i := 1; i < len(syms); i++ {
-		h = t.pushBPE(h, syms, w, int32(i-1), int32(i))
+		h = push(t, h, syms, w, int32(i-1), int32(i))
 	}
 	for len(h) > 0 {
 		var b bigram
@@ -163,8 +185,8 @@ func (t *Tokenizer) bpeWord(w []byte, out []int, sc *scratch) []int {
 			continue // stale: a side was merged since
 		}
 		join(syms, b)
-		h = t.pushBPE(h, syms, w, l.prev, b.left)
-		h = t.pushBPE(h, syms, w, b.left, l.next)
+		h = push(t, h, syms, w, l.prev, b.left)
+		h = push(t, h, syms, w, b.left, l.next)
 	}
 	for i := int32(0); i >= 0; i = syms[i].next {
 		s := syms[i]
@@ -173,9 +195,7 @@ func (t *Tokenizer) bpeWord(w []byte, out []int, sc *scratch) []int {
 			continue
 		}
 		for _, c := range w[s.start : s.start+s.n] {
-			if id := t.singleByte[c]; id >= 0 {
-				out = append(out, int(id))
-			}
+			out = fallback(t, out, c)
 		}
 	}
 	sc.syms, sc.heap = syms, h

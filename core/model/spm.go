@@ -53,34 +53,8 @@ func (t *Tokenizer) spmEncode(text string, prefix bool, out []int, sc *scratch) 
 	if len(syms) == 0 {
 		return out
 	}
-	syms[len(syms)-1].next = -1
-	h := sc.heap[:0]
-	for i := 1; i < len(syms); i++ {
-		h = t.pushSPM(h, syms, w, int32(i-1), int32(i))
-	}
-	for len(h) > 0 {
-		var b bigram
-		b, h = heapPop(h)
-		l, r := &syms[b.left], &syms[b.right]
-		if l.n == 0 || r.n == 0 || l.n+r.n != b.a {
-			continue // stale: a side was merged since
-		}
-		join(syms, b)
-		h = t.pushSPM(h, syms, w, l.prev, b.left)
-		h = t.pushSPM(h, syms, w, b.left, l.next)
-	}
-	for i := int32(0); i >= 0; i = syms[i].next {
-		s := syms[i]
-		if s.id >= 0 {
-			out = append(out, int(s.id))
-			continue
-		}
-		for _, c := range w[s.start : s.start+s.n] {
-			out = t.appendByte(out, c)
-		}
-	}
-	sc.word, sc.syms, sc.heap = w, syms, h
-	return out
+	sc.word = w
+	return t.mergeWord(out, w, syms, sc, (*Tokenizer).pushSPM, (*Tokenizer).appendByte)
 }
 
 // appendByte appends the token of byte c as llama.cpp's byte_to_token finds
@@ -109,7 +83,7 @@ func (t *Tokenizer) pushSPM(h []bigram, syms []symbol, w []byte, l, r int32) []b
 	if !ok {
 		return h
 	}
-	return heapPush(h, bigram{key: spmKey(t.scores[id], l), left: l, right: r, a: size, id: id})
+	return heapPush(h, bigram{key: spmKey(t.scores[id], l), left: l, right: r, a: a.n, b: b.n, id: id})
 }
 
 // appendSPMText appends the text of a normal SentencePiece token: "▁" becomes
