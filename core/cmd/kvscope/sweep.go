@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/kvscope/kvscope/core/sim"
 )
@@ -73,16 +72,6 @@ func (o sweepOptions) grid(cfg sim.Config) (sim.Grid, error) {
 		}
 	}
 	return g, nil
-}
-
-func split(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // runSweep prints the sweep of cfg's stream (or, with -model, of the

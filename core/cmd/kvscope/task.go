@@ -93,16 +93,3 @@ func runTask(w io.Writer, cfg sim.Config, o options) error {
 	}
 	return sim.WriteTaskCSV(w, cells)
 }
-
-// parseList parses a comma-separated list of at least one element.
-func parseList[T any](s, flag string, parse func(string) (T, error)) ([]T, error) {
-	var xs []T
-	for _, f := range strings.Split(s, ",") {
-		x, err := parse(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %q: %v", flag, f, err)
-		}
-		xs = append(xs, x)
-	}
-	return xs, nil
-}
