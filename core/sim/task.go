@@ -100,6 +100,24 @@ const (
 	magicQuestion = "What is the magic word? The magic word is"
 )
 
+// wordTask builds the needle of a task whose needle is one sentence naming
+// a word (the name and magic-word tasks): it draws the word and then the
+// control's, again while the two are alike, makes the first t's answer,
+// and returns the tokens of the needle (the control's sentence in a
+// control), of the other sentence, of the question cue and of the answer.
+// sentence has one %s for the word.
+func (t *Task) wordTask(enc func(string) []int, draw func() string, sentence, cue string) (needle, alt, question, answer []int) {
+	word, other := draw(), draw()
+	for other == word {
+		other = draw()
+	}
+	t.Answer = word
+	if t.Spec.Control {
+		word, other = other, word
+	}
+	return enc(fmt.Sprintf(sentence, word)), enc(fmt.Sprintf(sentence, other)), enc(cue), enc(t.Answer)
+}
+
 // BuildTask builds spec's instance for a model with tokenizer tk and a
 // context of contextLength tokens:
 //
@@ -164,32 +182,13 @@ func BuildTask(tk *model.Tokenizer, contextLength int, spec TaskSpec) (*Task, er
 			needle, alt = alt, needle
 		}
 	case TaskName:
-		draw := func() string {
+		needle, alt, question, answer = t.wordTask(enc, func() string {
 			return nameHeads[rng.IntN(len(nameHeads))] + nameMids[rng.IntN(len(nameMids))] + nameTails[rng.IntN(len(nameTails))]
-		}
-		name, other := draw(), draw()
-		for other == name {
-			other = draw()
-		}
-		t.Answer = name
-		if spec.Control {
-			name, other = other, name
-		}
-		needle, alt = enc(fmt.Sprintf(nameIntro, name)), enc(fmt.Sprintf(nameIntro, other))
-		question = enc(nameCue)
-		answer = enc(t.Answer)
+		}, nameIntro, nameCue)
 	case TaskMagic:
-		word, other := magicWords[rng.IntN(len(magicWords))], magicWords[rng.IntN(len(magicWords))]
-		for other == word {
-			other = magicWords[rng.IntN(len(magicWords))]
-		}
-		t.Answer = word
-		if spec.Control {
-			word, other = other, word
-		}
-		needle, alt = enc(fmt.Sprintf(magicSentence, word)), enc(fmt.Sprintf(magicSentence, other))
-		question = enc(magicQuestion)
-		answer = enc(t.Answer)
+		needle, alt, question, answer = t.wordTask(enc, func() string {
+			return magicWords[rng.IntN(len(magicWords))]
+		}, magicSentence, magicQuestion)
 	default:
 		return nil, fmt.Errorf("sim: unknown task %q (want %s)", spec.Kind, strings.Join(TaskKinds, ", "))
 	}
