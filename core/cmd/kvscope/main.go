@@ -90,11 +90,6 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 
 	policyFlags(fs, c)
 
-	fs.IntVar(&c.Bits, "bits", c.Bits, "storage: 32 (float32), 16 (FP16), 8, 4, 3 or 2-bit integer codes")
-	fs.StringVar(&c.Granularity, "granularity", c.Granularity, "storage: token, group, channel (calibrated), tensor (calibrated) or kivi (keys per channel, values per token)")
-	fs.IntVar(&c.GroupSize, "group", c.GroupSize, "storage: channels per group (group); tokens per block (kivi)")
-	fs.IntVar(&c.Residual, "residual", c.Residual, "storage: newest tokens kept in FP16 before being quantized")
-	fs.IntVar(&c.Rank, "rank", c.Rank, "storage: low-rank coefficients per token (0 off)")
 	storageFlags(fs, c)
 	fs.IntVar(&c.RefStride, "ref", c.RefStride, "compare with the uncompressed cache every `n` steps (0 off: no fidelity metrics)")
 	return fs

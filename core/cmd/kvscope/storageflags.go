@@ -10,9 +10,14 @@ import (
 	"github.com/kvscope/kvscope/core/store"
 )
 
-// storageFlags binds the rotation, quantizer, outlier and sink settings of
-// the storage.
+// storageFlags binds the storage's settings: its width, granularity,
+// residual and rank, rotation, quantizer, outliers and sinks.
 func storageFlags(fs *flag.FlagSet, c *sim.Config) {
+	fs.IntVar(&c.Bits, "bits", c.Bits, "storage: 32 (float32), 16 (FP16), 8, 4, 3 or 2-bit integer codes")
+	fs.StringVar(&c.Granularity, "granularity", c.Granularity, "storage: token, group, channel (calibrated), tensor (calibrated) or kivi (keys per channel, values per token)")
+	fs.IntVar(&c.GroupSize, "group", c.GroupSize, "storage: channels per group (group); tokens per block (kivi)")
+	fs.IntVar(&c.Residual, "residual", c.Residual, "storage: newest tokens kept in FP16 before being quantized")
+	fs.IntVar(&c.Rank, "rank", c.Rank, "storage: low-rank coefficients per token (0 off)")
 	fs.StringVar(&c.Rotate, "rotate", c.Rotate, "storage: rotate keys and values by H/√d before quantizing (queries alike): none or hadamard (QuaRot, SpinQuant)")
 	fs.StringVar(&c.Quant, "quant", c.Quant, quantHelp())
 	fs.Float64Var(&c.OutliersFP16, "outliers-fp16", c.OutliersFP16, "storage: `share` of each token's values kept exactly in FP16 with their indices, the rest quantized (KVQuant's dense-and-sparse; 0 off, at most 0.5)")
