@@ -142,22 +142,15 @@ func (m SuggestedModel) Size() string {
 // loads one.
 var Suggested = []SuggestedModel{
 	{Key: "stories260k", Name: "stories260K", Quant: "F32", Arch: "llama", Bytes: KnownModelSize, Licence: "MIT", Source: ""},
-	{Key: "smollm2-135m-q8", Name: "SmolLM2-135M-Instruct", Quant: "Q8_0", Arch: "llama", Bytes: 145e6, Approx: true, Licence: "Apache-2.0",
-		Source: "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct-GGUF/resolve/main/smollm2-135m-instruct-q8_0.gguf"},
-	{Key: "gemma3-270m-q8", Name: "Gemma-3-270M-it", Quant: "Q8_0", Arch: "gemma3", Bytes: 290e6, Approx: true, Licence: "Gemma Terms of Use",
-		Source: "https://huggingface.co/unsloth/gemma-3-270m-it-GGUF/resolve/main/gemma-3-270m-it-Q8_0.gguf"},
-	{Key: "qwen2.5-0.5b-q4km", Name: "Qwen2.5-0.5B-Instruct", Quant: "Q4_K_M", Arch: "qwen2", Bytes: 398e6, Licence: "Apache-2.0",
-		Source: "https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf"},
-	{Key: "qwen3-0.6b-q8", Name: "Qwen3-0.6B", Quant: "Q8_0", Arch: "qwen3", Bytes: 639e6, Approx: true, Licence: "Apache-2.0",
-		Source: "https://huggingface.co/Qwen/Qwen3-0.6B-GGUF/resolve/main/Qwen3-0.6B-Q8_0.gguf"},
-	{Key: "tinyllama-1.1b-q4km", Name: "TinyLlama-1.1B-Chat-v1.0", Quant: "Q4_K_M", Arch: "llama", Bytes: 670e6, Approx: true, Licence: "Apache-2.0",
-		Source: "https://huggingface.co/TheBloke/TinyLlama-1.1B-Chat-v1.0-GGUF/resolve/main/tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf"},
+	{Key: "smollm2-135m-q8", Name: "SmolLM2-135M-Instruct", Quant: "Q8_0", Arch: "llama", Bytes: 145e6, Approx: true, Licence: "Apache-2.0", Source: hfResolve("HuggingFaceTB/SmolLM2-135M-Instruct-GGUF", "smollm2-135m-instruct-q8_0.gguf")},
+	{Key: "gemma3-270m-q8", Name: "Gemma-3-270M-it", Quant: "Q8_0", Arch: "gemma3", Bytes: 290e6, Approx: true, Licence: "Gemma Terms of Use", Source: hfResolve("unsloth/gemma-3-270m-it-GGUF", "gemma-3-270m-it-Q8_0.gguf")},
+	{Key: "qwen2.5-0.5b-q4km", Name: "Qwen2.5-0.5B-Instruct", Quant: "Q4_K_M", Arch: "qwen2", Bytes: 398e6, Licence: "Apache-2.0", Source: hfResolve("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m.gguf")},
+	{Key: "qwen3-0.6b-q8", Name: "Qwen3-0.6B", Quant: "Q8_0", Arch: "qwen3", Bytes: 639e6, Approx: true, Licence: "Apache-2.0", Source: hfResolve("Qwen/Qwen3-0.6B-GGUF", "Qwen3-0.6B-Q8_0.gguf")},
+	{Key: "tinyllama-1.1b-q4km", Name: "TinyLlama-1.1B-Chat-v1.0", Quant: "Q4_K_M", Arch: "llama", Bytes: 670e6, Approx: true, Licence: "Apache-2.0", Source: hfResolve("TheBloke/TinyLlama-1.1B-Chat-v1.0-GGUF", "tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf")},
 	// Qwen's own Q8_0 file is larger than the shapes' estimate (≈531 MB):
 	// public download lists give 675,710,816 bytes for it.
-	{Key: "qwen2.5-0.5b-q8", Name: "Qwen2.5-0.5B-Instruct", Quant: "Q8_0", Arch: "qwen2", Bytes: 676e6, Approx: true, Licence: "Apache-2.0",
-		Source: "https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q8_0.gguf"},
-	{Key: "llama3.2-1b-q4km", Name: "Llama-3.2-1B-Instruct", Quant: "Q4_K_M", Arch: "llama", Bytes: 810e6, Licence: "Llama 3.2 Community License",
-		Source: "https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf"},
+	{Key: "qwen2.5-0.5b-q8", Name: "Qwen2.5-0.5B-Instruct", Quant: "Q8_0", Arch: "qwen2", Bytes: 676e6, Approx: true, Licence: "Apache-2.0", Source: hfResolve("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q8_0.gguf")},
+	{Key: "llama3.2-1b-q4km", Name: "Llama-3.2-1B-Instruct", Quant: "Q4_K_M", Arch: "llama", Bytes: 810e6, Licence: "Llama 3.2 Community License", Source: hfResolve("bartowski/Llama-3.2-1B-Instruct-GGUF", "Llama-3.2-1B-Instruct-Q4_K_M.gguf")},
 }
 
 // FindSuggested returns the suggested model downloaded from src.
@@ -190,5 +183,13 @@ func SourcePage(src string) string {
 	if len(parts) < 2 {
 		return ""
 	}
-	return "https://huggingface.co/" + parts[0] + "/" + parts[1]
+	return hfSite + parts[0] + "/" + parts[1]
 }
+
+// hfSite is Hugging Face's address; a repository's page is hfSite + its
+// "org/name".
+const hfSite = "https://huggingface.co/"
+
+// hfResolve returns the download address of file on the main branch of
+// Hugging Face's repository repo ("org/name").
+func hfResolve(repo, file string) string { return hfSite + repo + "/resolve/main/" + file }
