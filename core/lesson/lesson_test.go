@@ -102,6 +102,9 @@ func TestChartLessonPicksTheBest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if l.Budget != ChartBudget {
+		t.Fatalf("lessons.json gives the chart lesson a budget of %d bytes, ChartBudget is %d", l.Budget, ChartBudget)
+	}
 	base, err := Config(sim.DefaultConfig(), l.Settings)
 	if err != nil {
 		t.Fatal(err)
