@@ -9,7 +9,7 @@ package ggufwrite
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
+	"reflect"
 
 	"github.com/kvscope/kvscope/core/model/gguf"
 )
@@ -157,58 +157,12 @@ func (w *writer) str(s string) {
 
 func (w *writer) value(v gguf.Value) {
 	switch x := v.Data.(type) {
-	case uint8:
-		w.b = append(w.b, x)
-	case int8:
-		w.b = append(w.b, byte(x))
-	case uint16:
-		w.b = binary.LittleEndian.AppendUint16(w.b, x)
-	case int16:
-		w.b = binary.LittleEndian.AppendUint16(w.b, uint16(x))
-	case uint32:
-		w.u32(x)
-	case int32:
-		w.u32(uint32(x))
-	case float32:
-		w.u32(math.Float32bits(x))
-	case bool:
-		if x {
-			w.b = append(w.b, 1)
-		} else {
-			w.b = append(w.b, 0)
-		}
+	case uint8, int8, uint16, int16, uint32, int32, float32, bool, uint64, int64, float64:
+		// Fixed-size scalars are their little-endian bytes (a bool one
+		// byte, 0 or 1), as encoding/binary writes them.
+		w.b, _ = binary.Append(w.b, binary.LittleEndian, x)
 	case string:
 		w.str(x)
-	case uint64:
-		w.u64(x)
-	case int64:
-		w.u64(uint64(x))
-	case float64:
-		w.u64(math.Float64bits(x))
-	case []uint8:
-		arr(w, v.Elem, x)
-	case []int8:
-		arr(w, v.Elem, x)
-	case []uint16:
-		arr(w, v.Elem, x)
-	case []int16:
-		arr(w, v.Elem, x)
-	case []uint32:
-		arr(w, v.Elem, x)
-	case []int32:
-		arr(w, v.Elem, x)
-	case []float32:
-		arr(w, v.Elem, x)
-	case []bool:
-		arr(w, v.Elem, x)
-	case []string:
-		arr(w, v.Elem, x)
-	case []uint64:
-		arr(w, v.Elem, x)
-	case []int64:
-		arr(w, v.Elem, x)
-	case []float64:
-		arr(w, v.Elem, x)
 	case []gguf.Value:
 		w.u32(uint32(v.Elem))
 		w.count(len(x))
@@ -216,15 +170,17 @@ func (w *writer) value(v gguf.Value) {
 			w.value(e)
 		}
 	default:
-		panic(fmt.Sprintf("ggufwrite: unsupported value %T", v.Data))
-	}
-}
-
-func arr[T any](w *writer, elem gguf.ValueType, xs []T) {
-	w.u32(uint32(elem))
-	w.count(len(xs))
-	for _, x := range xs {
-		w.value(gguf.Value{Type: elem, Data: x})
+		// A typed array ([]string, []float32…): its element type, its
+		// length, then each element as the scalar it is.
+		xs := reflect.ValueOf(v.Data)
+		if xs.Kind() != reflect.Slice {
+			panic(fmt.Sprintf("ggufwrite: unsupported value %T", v.Data))
+		}
+		w.u32(uint32(v.Elem))
+		w.count(xs.Len())
+		for i := range xs.Len() {
+			w.value(gguf.Value{Type: v.Elem, Data: xs.Index(i).Interface()})
+		}
 	}
 }
 
@@ -236,66 +192,55 @@ func Scalar(x any) gguf.Value {
 // Array returns an array metadata value; xs must be a typed slice such as
 // []string or []float32.
 func Array(xs any) gguf.Value {
-	var elem gguf.ValueType
-	switch xs.(type) {
-	case []uint8:
-		elem = gguf.TypeUint8
-	case []int8:
-		elem = gguf.TypeInt8
-	case []uint16:
-		elem = gguf.TypeUint16
-	case []int16:
-		elem = gguf.TypeInt16
-	case []uint32:
-		elem = gguf.TypeUint32
-	case []int32:
-		elem = gguf.TypeInt32
-	case []float32:
-		elem = gguf.TypeFloat32
-	case []bool:
-		elem = gguf.TypeBool
-	case []string:
-		elem = gguf.TypeString
-	case []uint64:
-		elem = gguf.TypeUint64
-	case []int64:
-		elem = gguf.TypeInt64
-	case []float64:
-		elem = gguf.TypeFloat64
-	case []gguf.Value:
-		elem = gguf.TypeArray
-	default:
-		panic(fmt.Sprintf("ggufwrite: unsupported array %T", xs))
+	elem := gguf.TypeArray // []gguf.Value: an array of arrays
+	if _, nested := xs.([]gguf.Value); !nested {
+		t := reflect.TypeOf(xs)
+		ok := t != nil && t.Kind() == reflect.Slice
+		if ok {
+			elem, ok = scalarType(reflect.Zero(t.Elem()).Interface())
+		}
+		if !ok {
+			panic(fmt.Sprintf("ggufwrite: unsupported array %T", xs))
+		}
 	}
 	return gguf.Value{Type: gguf.TypeArray, Elem: elem, Data: xs}
 }
 
 func typeOf(x any) gguf.ValueType {
-	switch x.(type) {
-	case uint8:
-		return gguf.TypeUint8
-	case int8:
-		return gguf.TypeInt8
-	case uint16:
-		return gguf.TypeUint16
-	case int16:
-		return gguf.TypeInt16
-	case uint32:
-		return gguf.TypeUint32
-	case int32:
-		return gguf.TypeInt32
-	case float32:
-		return gguf.TypeFloat32
-	case bool:
-		return gguf.TypeBool
-	case string:
-		return gguf.TypeString
-	case uint64:
-		return gguf.TypeUint64
-	case int64:
-		return gguf.TypeInt64
-	case float64:
-		return gguf.TypeFloat64
+	if t, ok := scalarType(x); ok {
+		return t
 	}
 	panic(fmt.Sprintf("ggufwrite: unsupported scalar %T", x))
+}
+
+// scalarType returns the metadata type of x's Go type, or false for a type
+// GGUF has no scalar of.
+func scalarType(x any) (gguf.ValueType, bool) {
+	switch x.(type) {
+	case uint8:
+		return gguf.TypeUint8, true
+	case int8:
+		return gguf.TypeInt8, true
+	case uint16:
+		return gguf.TypeUint16, true
+	case int16:
+		return gguf.TypeInt16, true
+	case uint32:
+		return gguf.TypeUint32, true
+	case int32:
+		return gguf.TypeInt32, true
+	case float32:
+		return gguf.TypeFloat32, true
+	case bool:
+		return gguf.TypeBool, true
+	case string:
+		return gguf.TypeString, true
+	case uint64:
+		return gguf.TypeUint64, true
+	case int64:
+		return gguf.TypeInt64, true
+	case float64:
+		return gguf.TypeFloat64, true
+	}
+	return 0, false
 }
