@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 )
 
 // maxPowerIters bounds the power iterations FitRandomized accepts.
@@ -86,7 +88,7 @@ func mulTransposed(dst, s, a []float64, p, n, k int) {
 		si := s[i*k : (i+1)*k]
 		out := dst[i*n : (i+1)*n]
 		for t := range out {
-			out[t] = dot(si, a[t*k:(t+1)*k])
+			out[t] = fastmath.Dot4(si, a[t*k:(t+1)*k])
 		}
 	}
 }
@@ -112,14 +114,14 @@ func orthonormalRows(m []float64, rows, cols int, rng *rand.Rand) error {
 	for i := range rows {
 		row := m[i*cols : (i+1)*cols]
 		for attempt := 0; ; attempt++ {
-			before := math.Sqrt(dot(row, row))
+			before := math.Sqrt(fastmath.Dot4(row, row))
 			for range 2 {
 				for k := range i {
 					prev := m[k*cols : (k+1)*cols]
-					axpy(-dot(prev, row), prev, row)
+					axpy(-fastmath.Dot4(prev, row), prev, row)
 				}
 			}
-			after := math.Sqrt(dot(row, row))
+			after := math.Sqrt(fastmath.Dot4(row, row))
 			if before > 0 && after > 1e-10*before {
 				for j := range row {
 					row[j] /= after

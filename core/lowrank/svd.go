@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"slices"
+
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 )
 
 // maxSweeps bounds the Jacobi sweeps of thinSVD. A sweep visits every pair
@@ -124,7 +126,7 @@ func tallSVD(c []float64, m, n int, wantLeft bool) (values, left, right []float6
 	norms := make([]float64, n)
 	order := make([]int, n)
 	for i := range n {
-		norms[i] = math.Sqrt(dot(g[i*n:(i+1)*n], g[i*n:(i+1)*n]))
+		norms[i] = math.Sqrt(fastmath.Dot4(g[i*n:(i+1)*n], g[i*n:(i+1)*n]))
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(p, q int) int {
@@ -191,7 +193,7 @@ func pivotedQR(c []float64, m, n int) (perm []int, tau []float64) {
 	for j := range n {
 		perm[j] = j
 		col := c[j*m : (j+1)*m]
-		partial[j] = math.Sqrt(dot(col, col))
+		partial[j] = math.Sqrt(fastmath.Dot4(col, col))
 		last[j] = partial[j]
 	}
 	tol := math.Sqrt(epsilon)
@@ -227,7 +229,7 @@ func pivotedQR(c []float64, m, n int) (perm []int, tau []float64) {
 			t := max(0, (1+r)*(1-r))
 			if q := partial[j] / last[j]; t*q*q <= tol {
 				rest := c[j*m+k+1 : (j+1)*m]
-				partial[j] = math.Sqrt(dot(rest, rest))
+				partial[j] = math.Sqrt(fastmath.Dot4(rest, rest))
 				last[j] = partial[j]
 			} else {
 				partial[j] *= math.Sqrt(t)
@@ -243,7 +245,7 @@ func pivotedQR(c []float64, m, n int) (perm []int, tau []float64) {
 // τ = 0 (and x unchanged) when x[1:] is zero.
 func householder(x []float64) float64 {
 	tail := x[1:]
-	xnorm := math.Sqrt(dot(tail, tail))
+	xnorm := math.Sqrt(fastmath.Dot4(tail, tail))
 	if xnorm == 0 {
 		return 0
 	}
@@ -260,7 +262,7 @@ func householder(x []float64) float64 {
 // reflect applies the reflector (I − τ v vᵀ) of householder to col, with
 // v[0] = 1 implied and v[1:] given as v: col[0] and col[1:len(v)+1] change.
 func reflect(tau float64, v, col []float64) {
-	w := tau * (col[0] + dot(v, col[1:]))
+	w := tau * (col[0] + fastmath.Dot4(v, col[1:]))
 	col[0] -= w
 	axpy(-w, v, col[1:])
 }
@@ -281,7 +283,7 @@ func jacobi(g, jac []float64, n, sweeps int) bool {
 	for range sweeps {
 		for i := range n {
 			col := g[i*n : (i+1)*n]
-			sq[i] = dot(col, col)
+			sq[i] = fastmath.Dot4(col, col)
 		}
 		var maxCos float64 // the largest cosine of the sweep's rotated pairs
 		for i := 0; i < n-1; i++ {
@@ -292,7 +294,7 @@ func jacobi(g, jac []float64, n, sweeps int) bool {
 					continue
 				}
 				gj := g[j*n : (j+1)*n]
-				c := dot(gi, gj)
+				c := fastmath.Dot4(gi, gj)
 				cos := math.Abs(c) / math.Sqrt(a) / math.Sqrt(b)
 				if cos <= tol {
 					continue
@@ -314,10 +316,10 @@ func jacobi(g, jac []float64, n, sweeps int) bool {
 				// The squared norms move by ∓t·c; the smaller one shrinks,
 				// so recompute it when it may have cancelled.
 				if sq[i] = a - t*c; sq[i] < a/2 {
-					sq[i] = dot(gi, gi)
+					sq[i] = fastmath.Dot4(gi, gi)
 				}
 				if sq[j] = b + t*c; sq[j] < b/2 {
-					sq[j] = dot(gj, gj)
+					sq[j] = fastmath.Dot4(gj, gj)
 				}
 			}
 		}
@@ -363,24 +365,6 @@ func completeRows(q []float64, n, known int) {
 			reflect(tau[k], v, col)
 		}
 	}
-}
-
-// dot returns Σ x[i]·y[i]; len(y) must be at least len(x).
-func dot(x, y []float64) float64 {
-	y = y[:len(x)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		xs, ys := x[i:i+4:i+4], y[i:i+4:i+4]
-		s0 += xs[0] * ys[0]
-		s1 += xs[1] * ys[1]
-		s2 += xs[2] * ys[2]
-		s3 += xs[3] * ys[3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // axpy sets y[i] += a·x[i]; len(y) must be at least len(x).

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 )
 
 // gaussian returns an m×n row-major matrix of standard normal draws.
@@ -163,7 +165,7 @@ func checkFactors(t *testing.T, a []float64, m, n int, f svdFactors, tol float64
 	}{{"U", f.u, m}, {"V", f.vt, n}} {
 		for p := range k {
 			for q := range k {
-				got := dot(side.rows[p*side.dim:(p+1)*side.dim], side.rows[q*side.dim:(q+1)*side.dim])
+				got := fastmath.Dot4(side.rows[p*side.dim:(p+1)*side.dim], side.rows[q*side.dim:(q+1)*side.dim])
 				want := 0.0
 				if p == q {
 					want = 1

@@ -34,17 +34,7 @@ func DotPacked(q []float32, src []byte, bits int) float32 {
 		}
 		return (s0 + s1) + (s2 + s3)
 	case 4:
-		var s1 float32
-		i := 0
-		for ; i+1 < len(q); i += 2 {
-			b := src[i/2]
-			s += q[i] * codeF32[b&0xf]
-			s1 += q[i+1] * codeF32[b>>4]
-		}
-		if i < len(q) {
-			s += q[i] * codeF32[src[i/2]&0xf]
-		}
-		return s + s1
+		return dotLevels4(q, src, (*[16]float32)(codeF32[:16]))
 	case 2:
 		i := 0
 		for ; i+3 < len(q); i += 4 {

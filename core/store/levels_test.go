@@ -1,9 +1,12 @@
 package store
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kvscope/kvscope/core/quant"
 )
 
 // The fused codebook kernels decode exactly what packAny packs, at every
@@ -28,7 +31,7 @@ func TestLevelKernelsMatchUnpack(t *testing.T) {
 			unpackAny(back, row, bits)
 			var want float64
 			acc := make([]float32, n)
-			addLevels(acc, 2, row, bits, cb)
+			quant.AddLevels(acc, 2, row, bits, cb)
 			for i, c := range codes {
 				if back[i] != c {
 					t.Fatalf("%d bits, n=%d: code %d unpacks to %d, want %d", bits, n, i, back[i], c)
@@ -38,9 +41,41 @@ func TestLevelKernelsMatchUnpack(t *testing.T) {
 					t.Fatalf("%d bits, n=%d: addLevels[%d] = %g, want %g", bits, n, i, acc[i], 2*cb[c])
 				}
 			}
-			if got := dotLevels(q, row, bits, cb); math.Abs(float64(got)-want) > 1e-5*(1+math.Abs(want)) {
+			if got := quant.DotLevels(q, row, bits, cb); math.Abs(float64(got)-want) > 1e-5*(1+math.Abs(want)) {
 				t.Fatalf("%d bits, n=%d: dotLevels %g, want %g", bits, n, got, want)
 			}
 		}
 	}
 }
+
+// BenchmarkLevels times the fused codebook kernels on a 128-dimensional
+// row at each width.
+func BenchmarkLevels(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const n = 128
+	q, acc := make([]float32, n), make([]float32, n)
+	for i := range q {
+		q[i] = float32(r.NormFloat64())
+	}
+	for _, bits := range []int{1, 2, 3, 4, 5, 8} {
+		cb := make([]float32, 1<<bits)
+		codes := make([]uint8, n)
+		for i := range codes {
+			codes[i] = uint8(r.IntN(1 << bits))
+		}
+		row := make([]byte, packedBits(n, bits))
+		packAny(row, codes, bits)
+		b.Run(fmt.Sprintf("dot/b%d", bits), func(b *testing.B) {
+			for b.Loop() {
+				sinkLevels += quant.DotLevels(q, row, bits, cb)
+			}
+		})
+		b.Run(fmt.Sprintf("add/b%d", bits), func(b *testing.B) {
+			for b.Loop() {
+				quant.AddLevels(acc, 0.5, row, bits, cb)
+			}
+		})
+	}
+}
+
+var sinkLevels float32

@@ -1,6 +1,9 @@
 package store
 
-import "github.com/kvscope/kvscope/core/quant"
+import (
+	"github.com/kvscope/kvscope/core/internal/fastmath"
+	"github.com/kvscope/kvscope/core/quant"
+)
 
 // sketch is a 1-bit QJL sketch (arXiv 2406.03482) of one vector per slot:
 // the signs of S·r for an m×sd Gaussian matrix S drawn from a seed,
@@ -37,7 +40,7 @@ func (k *sketch) encode(slot int, r []float32) {
 	row := k.row(slot)
 	clear(row)
 	for i := range k.m {
-		if dot4(k.mat[i*sd:(i+1)*sd], r) >= 0 {
+		if fastmath.Dot4(k.mat[i*sd:(i+1)*sd], r) >= 0 {
 			row[i>>3] |= 1 << (i & 7)
 		}
 	}
@@ -63,7 +66,7 @@ func (k *sketch) prepare(qs []float32) {
 	sd := k.sd
 	var sum float32
 	for i := range k.m {
-		d := dot4(k.mat[i*sd:(i+1)*sd], qs)
+		d := fastmath.Dot4(k.mat[i*sd:(i+1)*sd], qs)
 		k.sq[i] = d
 		sum += d
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 	"github.com/kvscope/kvscope/core/quant"
 )
 
@@ -520,7 +521,7 @@ func (s *Store) toStored(c, x []float32, clamp bool) {
 	switch {
 	case s.rot != nil:
 		for r := range c {
-			t := dot4(s.rot[r*d:(r+1)*d], x)
+			t := fastmath.Dot4(s.rot[r*d:(r+1)*d], x)
 			if clamp {
 				t = max(-quant.MaxFP16, min(quant.MaxFP16, t))
 			}

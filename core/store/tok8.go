@@ -90,24 +90,11 @@ func (c *tokenCodec) tok8Dot(q []float32, qsum float32, slot int) float32 {
 	if c.s.state[slot] != slotSealed {
 		return c.s.unsealedDot(q, slot)
 	}
-	// quant.DotPacked's 8-bit kernel: four partial sums over j mod 4.
 	d := len(q)
-	row := c.codes[slot*d:][:d]
-	var s0, s1, s2, s3 float32
-	j := 0
-	for ; j < d-3; j += 4 {
-		q4, r4 := q[j:j+4:j+4], row[j:j+4:j+4]
-		s0 += q4[0] * float32(r4[0])
-		s1 += q4[1] * float32(r4[1])
-		s2 += q4[2] * float32(r4[2])
-		s3 += q4[3] * float32(r4[3])
-	}
-	for ; j < d; j++ {
-		s0 += q[j] * float32(row[j])
-	}
+	s := quant.DotPacked(q, c.codes[slot*d:][:d], 8)
 	p := c.par[slot]
 	var t float32
-	t += p.Scale*((s0+s1)+(s2+s3)) + p.Min*qsum
+	t += p.Scale*s + p.Min*qsum
 	return t
 }
 

@@ -170,7 +170,7 @@ func (c *turboCodec) Prepare(qs []float32) {
 // Dot returns ‖x‖·Σ qs_j·ĉ_j, plus with a sketch √(π/2)/m·‖r‖·Σ_i
 // ±(S·qs)_i = √(π/2)/m·‖r‖·(2·Σ_{i: sign +} (S·qs)_i − Σ_i (S·qs)_i).
 func (c *turboCodec) Dot(qs []float32, slot int) float32 {
-	t := dotLevels(qs[:c.sd], c.row(slot), c.bits, c.cb) * c.norm[slot]
+	t := quant.DotLevels(qs[:c.sd], c.row(slot), c.bits, c.cb) * c.norm[slot]
 	if c.sk != nil {
 		t += c.sketchNorm(slot) * (2*c.sk.signDot(slot) - c.sk.sqSum)
 	}
@@ -186,7 +186,7 @@ func (c *turboCodec) BeginSum() {
 // Add adds w·x̂ to acc; the sketch's part goes into the sketch's
 // accumulator, taken through Sᵀ once by EndSum.
 func (c *turboCodec) Add(acc []float32, w float32, slot int) {
-	addLevels(acc[:c.sd], w*c.norm[slot], c.row(slot), c.bits, c.cb)
+	quant.AddLevels(acc[:c.sd], w*c.norm[slot], c.row(slot), c.bits, c.cb)
 	if c.sk != nil {
 		c.sk.add(slot, w*c.sketchNorm(slot))
 	}
@@ -247,122 +247,4 @@ func fp16Norm(c []float32) float32 {
 		n2 += float64(v) * float64(v)
 	}
 	return quant.RoundFP16(float32(min(math.Sqrt(n2), quant.MaxFP16)))
-}
-
-// dot4 returns Σ a_i·b_i (len(b) ≥ len(a)) in four partial sums, so that
-// the additions need not wait on each other: the random matrices' rows are
-// dotted d or m times per token and query.
-func dot4(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		a4, b4 := a[i:i+4:i+4], b[i:i+4:i+4]
-		s0 += a4[0] * b4[0]
-		s1 += a4[1] * b4[1]
-		s2 += a4[2] * b4[2]
-		s3 += a4[3] * b4[3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// dotLevels returns Σ q_i·cb[c_i] over the len(q) codes of the given width
-// (1 to 8 bits) packed in row as packAny packs them, decoding them on the
-// way: no pass to unpack them into a buffer. cb has 2^bits entries.
-func dotLevels(q []float32, row []byte, bits int, cb []float32) float32 {
-	var s0, s1 float32
-	switch bits {
-	case 2:
-		cb = cb[:4]
-		i := 0
-		for ; i+4 <= len(q); i += 4 {
-			b := row[i/4]
-			s0 += q[i]*cb[b&3] + q[i+1]*cb[b>>2&3]
-			s1 += q[i+2]*cb[b>>4&3] + q[i+3]*cb[b>>6]
-		}
-		for ; i < len(q); i++ {
-			s0 += q[i] * cb[row[i/4]>>(2*(i%4))&3]
-		}
-		return s0 + s1
-	case 4:
-		cb = cb[:16]
-		i := 0
-		for ; i+2 <= len(q); i += 2 {
-			b := row[i/2]
-			s0 += q[i] * cb[b&15]
-			s1 += q[i+1] * cb[b>>4]
-		}
-		if i < len(q) {
-			s0 += q[i] * cb[row[i/2]&15]
-		}
-		return s0 + s1
-	}
-	mask := uint32(1)<<bits - 1
-	var buf uint32
-	nb, j := 0, 0
-	for i, x := range q {
-		if nb < bits {
-			buf |= uint32(row[j]) << nb
-			j++
-			nb += 8
-		}
-		c := cb[buf&mask]
-		buf >>= bits
-		nb -= bits
-		if i&1 == 0 {
-			s0 += x * c
-		} else {
-			s1 += x * c
-		}
-	}
-	return s0 + s1
-}
-
-// addLevels adds a·cb[c_i] to acc[i] for the len(acc) codes packed in row,
-// decoding them on the way (see dotLevels).
-func addLevels(acc []float32, a float32, row []byte, bits int, cb []float32) {
-	switch bits {
-	case 2:
-		cb = cb[:4]
-		i := 0
-		for ; i+4 <= len(acc); i += 4 {
-			b := row[i/4]
-			acc[i] += a * cb[b&3]
-			acc[i+1] += a * cb[b>>2&3]
-			acc[i+2] += a * cb[b>>4&3]
-			acc[i+3] += a * cb[b>>6]
-		}
-		for ; i < len(acc); i++ {
-			acc[i] += a * cb[row[i/4]>>(2*(i%4))&3]
-		}
-		return
-	case 4:
-		cb = cb[:16]
-		i := 0
-		for ; i+2 <= len(acc); i += 2 {
-			b := row[i/2]
-			acc[i] += a * cb[b&15]
-			acc[i+1] += a * cb[b>>4]
-		}
-		if i < len(acc) {
-			acc[i] += a * cb[row[i/2]&15]
-		}
-		return
-	}
-	mask := uint32(1)<<bits - 1
-	var buf uint32
-	nb, j := 0, 0
-	for i := range acc {
-		if nb < bits {
-			buf |= uint32(row[j]) << nb
-			j++
-			nb += 8
-		}
-		acc[i] += a * cb[buf&mask]
-		buf >>= bits
-		nb -= bits
-	}
 }

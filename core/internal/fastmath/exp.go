@@ -1,4 +1,5 @@
-// Package fastmath holds the float32 kernels kvscope's softmaxes share.
+// Package fastmath holds the kernels kvscope's softmaxes and dot products
+// share.
 package fastmath
 
 import "math"
