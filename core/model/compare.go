@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"math"
+
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 )
 
 // KLDivergence returns KL(P‖Q) in nats, where P = softmax(ref) and Q =
@@ -13,7 +15,7 @@ func KLDivergence(ref, test []float32) float64 {
 	if len(ref) != len(test) || len(ref) == 0 {
 		panic(fmt.Sprintf("model: KLDivergence: lengths %d and %d", len(ref), len(test)))
 	}
-	lp, lq := logSumExp(ref), logSumExp(test)
+	lp, lq := fastmath.LogSumExp(ref), fastmath.LogSumExp(test)
 	var kl float64
 	for i := range ref {
 		a := float64(ref[i]) - lp
@@ -146,7 +148,7 @@ func (m *Model) Perplexity(c Cache, tokens []int) (float64, error) {
 		if next < 0 || next >= len(logits) {
 			return 0, fmt.Errorf("model: token %d out of range [0, %d)", next, len(logits))
 		}
-		nll += logSumExp(logits) - float64(logits[next])
+		nll += fastmath.LogSumExp(logits) - float64(logits[next])
 	}
 	return math.Exp(nll / float64(len(tokens)-1)), nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 	"github.com/kvscope/kvscope/core/internal/testmodel"
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/model/llamacpp"
@@ -12,17 +13,10 @@ import (
 
 // logSoftmax returns log-probabilities of logits in float64.
 func logSoftmax(logits []float32) []float64 {
-	m := math.Inf(-1)
-	for _, x := range logits {
-		m = math.Max(m, float64(x))
-	}
-	var s float64
-	for _, x := range logits {
-		s += math.Exp(float64(x) - m)
-	}
+	lse := fastmath.LogSumExp(logits)
 	out := make([]float64, len(logits))
 	for i, x := range logits {
-		out[i] = float64(x) - m - math.Log(s)
+		out[i] = float64(x) - lse
 	}
 	return out
 }

@@ -1,9 +1,6 @@
 package model
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // Runner decodes one sequence with a Model, holding the run state as flat
 // slices allocated once by NewRunner; attention goes through its Cache. A Runner
@@ -150,17 +147,4 @@ func headNorm(x, w []float32, eps float32) {
 	for h := 0; h < len(x); h += len(w) {
 		rmsNorm(x[h:h+len(w)], x[h:h+len(w)], w, eps)
 	}
-}
-
-// logSumExp returns log Σ exp(x[i]) computed stably in float64.
-func logSumExp(x []float32) float64 {
-	m := x[0]
-	for _, v := range x[1:] {
-		m = max(m, v)
-	}
-	var s float64
-	for _, v := range x {
-		s += math.Exp(float64(v - m))
-	}
-	return float64(m) + math.Log(s)
 }

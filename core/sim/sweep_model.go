@@ -3,8 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
-	"math"
 
+	"github.com/kvscope/kvscope/core/internal/fastmath"
 	"github.com/kvscope/kvscope/core/model"
 )
 
@@ -219,20 +219,7 @@ func TeacherNLL(m *model.Model, cfg Config, tokens []int, reposition bool) ([]fl
 		if next < 0 || next >= len(logits) {
 			return nil, fmt.Errorf("sim: token %d out of range [0, %d)", next, len(logits))
 		}
-		nll[i] = logSumExp(logits) - float64(logits[next])
+		nll[i] = fastmath.LogSumExp(logits) - float64(logits[next])
 	}
 	return nll, nil
-}
-
-// logSumExp is log Σ e^x over x, in float64.
-func logSumExp(x []float32) float64 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = math.Max(mx, float64(v))
-	}
-	var s float64
-	for _, v := range x {
-		s += math.Exp(float64(v) - mx)
-	}
-	return mx + math.Log(s)
 }

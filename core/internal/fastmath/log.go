@@ -22,3 +22,20 @@ func Log(x float64) float64 {
 	p := s * (2 + s2*(2.0/3+s2*(2.0/5+s2*(2.0/7+s2*(2.0/9+s2*(2.0/11))))))
 	return float64(e)*math.Ln2 + p
 }
+
+// LogSumExp returns log Σ exp(x[i]) for a non-empty x, computed stably:
+// the maximum m subtracted in float32, the exponentials summed in float64,
+// then m added back. It is how kvscope turns logits into log-probabilities
+// (log p(t) = x[t] − LogSumExp(x)) everywhere: perplexities, next-token KL
+// and the model sweep's curves agree bit for bit.
+func LogSumExp(x []float32) float64 {
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	var s float64
+	for _, v := range x {
+		s += math.Exp(float64(v - m))
+	}
+	return float64(m) + math.Log(s)
+}
