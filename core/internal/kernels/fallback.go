@@ -9,52 +9,52 @@ import "math"
 // otherwise, and does on some ports). On amd64 and wasm they compile to
 // nothing.
 
-// dotGo is DotF32's row order: per chunk of four, s += ((p0+p1)+p2)+p3;
-// then the tail one by one.
+// dotGo is DotF32's row order: eight lane sums from +0, lane l taking
+// the products p_j = a[j]·b[j] of the columns j ≡ l (mod 8) in increasing
+// j over the whole chunks of eight; if four or more columns remain, lanes
+// 0..3 take the next four; then s = ((a0+a4) + (a2+a6)) + ((a1+a5) +
+// (a3+a7)) and the last len(a) mod 4 products are added one by one. The
+// lanes are eight independent sums, so the loop is bound by loads rather
+// than by the latency of one running sum.
 func dotGo(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s float32
+	n := len(a)
+	b = b[:n]
+	var a0, a1, a2, a3, a4, a5, a6, a7 float32
 	j := 0
-	for ; j+4 <= len(a); j += 4 {
-		s += ((float32(a[j]*b[j]) + float32(a[j+1]*b[j+1])) + float32(a[j+2]*b[j+2])) + float32(a[j+3]*b[j+3])
+	for ; j+8 <= n; j += 8 {
+		r, x := (*[8]float32)(a[j:]), (*[8]float32)(b[j:])
+		a0 += float32(r[0] * x[0])
+		a1 += float32(r[1] * x[1])
+		a2 += float32(r[2] * x[2])
+		a3 += float32(r[3] * x[3])
+		a4 += float32(r[4] * x[4])
+		a5 += float32(r[5] * x[5])
+		a6 += float32(r[6] * x[6])
+		a7 += float32(r[7] * x[7])
 	}
-	for ; j < len(a); j++ {
+	if j+4 <= n {
+		r, x := (*[4]float32)(a[j:]), (*[4]float32)(b[j:])
+		a0 += float32(r[0] * x[0])
+		a1 += float32(r[1] * x[1])
+		a2 += float32(r[2] * x[2])
+		a3 += float32(r[3] * x[3])
+		j += 4
+	}
+	s := ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
+	for ; j < n; j++ {
 		s += float32(a[j] * b[j])
 	}
 	return s
 }
 
 // dotsGo sets dst[t] = dotGo(rows[t·stride:][:len(x)], x) for every t, the
-// rows of a matrix (stride len(x)) or the keys of an attention head. It
-// takes four rows at a time, so each x value is loaded once per four rows
-// and loop overhead is amortised; the rows' four running sums and the
-// chunk's four x values stay in registers.
+// rows of a matrix (stride len(x)) or the keys of an attention head. Each
+// row's result depends on that row and x only, so the SIMD path may take
+// rows in groups and the prompt's MulMat slices of rows without changing
+// a bit.
 func dotsGo(dst, x, rows []float32, stride int) {
 	n := len(x)
-	t := 0
-	for ; t+4 <= len(dst); t += 4 {
-		r0 := rows[t*stride : t*stride+n][:len(x)]
-		r1 := rows[(t+1)*stride : (t+1)*stride+n][:len(x)]
-		r2 := rows[(t+2)*stride : (t+2)*stride+n][:len(x)]
-		r3 := rows[(t+3)*stride : (t+3)*stride+n][:len(x)]
-		var s0, s1, s2, s3 float32
-		j := 0
-		for ; j+4 <= len(x); j += 4 {
-			x0, x1, x2, x3 := x[j], x[j+1], x[j+2], x[j+3]
-			s0 += ((float32(r0[j]*x0) + float32(r0[j+1]*x1)) + float32(r0[j+2]*x2)) + float32(r0[j+3]*x3)
-			s1 += ((float32(r1[j]*x0) + float32(r1[j+1]*x1)) + float32(r1[j+2]*x2)) + float32(r1[j+3]*x3)
-			s2 += ((float32(r2[j]*x0) + float32(r2[j+1]*x1)) + float32(r2[j+2]*x2)) + float32(r2[j+3]*x3)
-			s3 += ((float32(r3[j]*x0) + float32(r3[j+1]*x1)) + float32(r3[j+2]*x2)) + float32(r3[j+3]*x3)
-		}
-		for ; j < len(x); j++ {
-			s0 += float32(r0[j] * x[j])
-			s1 += float32(r1[j] * x[j])
-			s2 += float32(r2[j] * x[j])
-			s3 += float32(r3[j] * x[j])
-		}
-		dst[t], dst[t+1], dst[t+2], dst[t+3] = s0, s1, s2, s3
-	}
-	for ; t < len(dst); t++ {
+	for t := range dst {
 		dst[t] = dotGo(rows[t*stride:t*stride+n], x)
 	}
 }

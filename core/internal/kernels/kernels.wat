@@ -18,29 +18,43 @@
   (import "go" "mem" (memory 0))
 
   ;; abi_version is the interface's version; the Go side uses the module
-  ;; only when it returns the version the Go code was written for.
-  (func (export "abi_version") (result i32) (i32.const 1))
+  ;; only when it returns the version the Go code was written for. 2: the
+  ;; F32 row order of eight lane sums (1 was four products per chunk added
+  ;; to one running sum).
+  (func (export "abi_version") (result i32) (i32.const 2))
 
-  ;; $dot returns a·b over n floats in the row order: s from +0; per chunk
-  ;; of four, s += ((p0 + p1) + p2) + p3 with p_k = a[j+k]·b[j+k]; then the
-  ;; last n%4 products added one by one.
+  ;; $dot returns a·b over n floats in the row order. With p_j = a[j]·b[j]:
+  ;; eight lane sums from +0 held in two vectors, lo (lanes 0..3) and hi
+  ;; (lanes 4..7); per whole chunk of eight columns, lane l adds p_{8k+l};
+  ;; if n mod 8 ≥ 4, lo adds the next four products; then
+  ;; s = ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)), which is
+  ;; v = lo + hi, u = v + [v2 v3 v0 v1], s = u0 + u1; then the last n%4
+  ;; products added to s one by one. The two vectors are independent
+  ;; chains, so the loop streams a at the rate of its loads.
   (func $dot (param $a i32) (param $b i32) (param $n i32) (result f32)
-    (local $end i32) (local $s f32) (local $v v128)
+    (local $end i32) (local $s f32) (local $lo v128) (local $hi v128)
     (local.set $end (i32.add (local.get $a)
-      (i32.shl (i32.and (local.get $n) (i32.const -4)) (i32.const 2))))
+      (i32.shl (i32.and (local.get $n) (i32.const -8)) (i32.const 2))))
     (block $done
       (loop $chunks
         (br_if $done (i32.ge_u (local.get $a) (local.get $end)))
-        (local.set $v (f32x4.mul (v128.load (local.get $a)) (v128.load (local.get $b))))
-        (local.set $s (f32.add (local.get $s)
-          (f32.add
-            (f32.add
-              (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 1 (local.get $v)))
-              (f32x4.extract_lane 2 (local.get $v)))
-            (f32x4.extract_lane 3 (local.get $v)))))
-        (local.set $a (i32.add (local.get $a) (i32.const 16)))
-        (local.set $b (i32.add (local.get $b) (i32.const 16)))
+        (local.set $lo (f32x4.add (local.get $lo)
+          (f32x4.mul (v128.load (local.get $a)) (v128.load (local.get $b)))))
+        (local.set $hi (f32x4.add (local.get $hi)
+          (f32x4.mul (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $b)))))
+        (local.set $a (i32.add (local.get $a) (i32.const 32)))
+        (local.set $b (i32.add (local.get $b) (i32.const 32)))
         (br $chunks)))
+    (if (i32.and (local.get $n) (i32.const 4))
+      (then
+        (local.set $lo (f32x4.add (local.get $lo)
+          (f32x4.mul (v128.load (local.get $a)) (v128.load (local.get $b)))))
+        (local.set $a (i32.add (local.get $a) (i32.const 16)))
+        (local.set $b (i32.add (local.get $b) (i32.const 16)))))
+    (local.set $lo (f32x4.add (local.get $lo) (local.get $hi)))
+    (local.set $lo (f32x4.add (local.get $lo)
+      (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $lo) (local.get $lo))))
+    (local.set $s (f32.add (f32x4.extract_lane 0 (local.get $lo)) (f32x4.extract_lane 1 (local.get $lo))))
     (local.set $end (i32.add (local.get $a)
       (i32.shl (i32.and (local.get $n) (i32.const 3)) (i32.const 2))))
     (block $done
@@ -58,20 +72,20 @@
     (call $dot (local.get $a) (local.get $b) (local.get $n)))
 
   ;; $dots sets dst[t] = $dot(w + t·stride, x, n) for t < count. Four rows
-  ;; at a time, one per lane: per chunk of four columns, the rows' product
-  ;; vectors are transposed so that vector k holds product k of each row,
-  ;; and ((c0 + c1) + c2) + c3 adds them in the row order; each tail
-  ;; column's products are gathered the same way. The last count%4 rows go
-  ;; through $dot.
+  ;; at a time, each with its own lo and hi lane sums and $dot's steps in
+  ;; $dot's order, so that each x vector is loaded once per four rows and
+  ;; eight independent chains are in flight; the last count%4 rows go
+  ;; through $dot. A row's result depends on nothing but the row and x.
   (func $dots (param $dst i32) (param $x i32) (param $w i32) (param $count i32) (param $n i32) (param $stride i32)
     (local $sb i32) (local $w1 i32) (local $w2 i32) (local $w3 i32)
     (local $o i32) (local $end i32) (local $nb i32) (local $last i32)
-    (local $xv v128) (local $acc v128)
-    (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
-    (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
+    (local $xl v128) (local $xh v128)
+    (local $l0 v128) (local $h0 v128) (local $l1 v128) (local $h1 v128)
+    (local $l2 v128) (local $h2 v128) (local $l3 v128) (local $h3 v128)
+    (local $s0 f32) (local $s1 f32) (local $s2 f32) (local $s3 f32) (local $xs f32)
     (local.set $sb (i32.shl (local.get $stride) (i32.const 2)))
     (local.set $nb (i32.shl (local.get $n) (i32.const 2)))
-    (local.set $end (i32.shl (i32.and (local.get $n) (i32.const -4)) (i32.const 2)))
+    (local.set $end (i32.shl (i32.and (local.get $n) (i32.const -8)) (i32.const 2)))
     ;; $last: dst address past the last full group of four.
     (local.set $last (i32.add (local.get $dst)
       (i32.shl (i32.and (local.get $count) (i32.const -4)) (i32.const 2))))
@@ -81,45 +95,61 @@
         (local.set $w1 (i32.add (local.get $w) (local.get $sb)))
         (local.set $w2 (i32.add (local.get $w1) (local.get $sb)))
         (local.set $w3 (i32.add (local.get $w2) (local.get $sb)))
-        (local.set $acc (v128.const i64x2 0 0))
+        (local.set $l0 (v128.const i64x2 0 0)) (local.set $h0 (v128.const i64x2 0 0))
+        (local.set $l1 (v128.const i64x2 0 0)) (local.set $h1 (v128.const i64x2 0 0))
+        (local.set $l2 (v128.const i64x2 0 0)) (local.set $h2 (v128.const i64x2 0 0))
+        (local.set $l3 (v128.const i64x2 0 0)) (local.set $h3 (v128.const i64x2 0 0))
         (local.set $o (i32.const 0))
         (block $chunks_done
           (loop $chunks
             (br_if $chunks_done (i32.ge_u (local.get $o) (local.get $end)))
-            (local.set $xv (v128.load (i32.add (local.get $x) (local.get $o))))
-            (local.set $v0 (f32x4.mul (v128.load (i32.add (local.get $w) (local.get $o))) (local.get $xv)))
-            (local.set $v1 (f32x4.mul (v128.load (i32.add (local.get $w1) (local.get $o))) (local.get $xv)))
-            (local.set $v2 (f32x4.mul (v128.load (i32.add (local.get $w2) (local.get $o))) (local.get $xv)))
-            (local.set $v3 (f32x4.mul (v128.load (i32.add (local.get $w3) (local.get $o))) (local.get $xv)))
-            ;; t0 = [v0₀ v1₀ v0₁ v1₁], t1 = [v2₀ v3₀ v2₁ v3₁],
-            ;; t2 = [v0₂ v1₂ v0₃ v1₃], t3 = [v2₂ v3₂ v2₃ v3₃].
-            (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v0) (local.get $v1)))
-            (local.set $t1 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $v2) (local.get $v3)))
-            (local.set $t2 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v0) (local.get $v1)))
-            (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $v2) (local.get $v3)))
-            ;; c_k = [v0_k v1_k v2_k v3_k].
-            (local.set $acc (f32x4.add (local.get $acc)
-              (f32x4.add
-                (f32x4.add
-                  (f32x4.add
-                    (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t1))
-                    (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t1)))
-                  (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t2) (local.get $t3)))
-                (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t2) (local.get $t3)))))
-            (local.set $o (i32.add (local.get $o) (i32.const 16)))
+            (local.set $xl (v128.load (i32.add (local.get $x) (local.get $o))))
+            (local.set $xh (v128.load offset=16 (i32.add (local.get $x) (local.get $o))))
+            (local.set $l0 (f32x4.add (local.get $l0) (f32x4.mul (v128.load (i32.add (local.get $w) (local.get $o))) (local.get $xl))))
+            (local.set $h0 (f32x4.add (local.get $h0) (f32x4.mul (v128.load offset=16 (i32.add (local.get $w) (local.get $o))) (local.get $xh))))
+            (local.set $l1 (f32x4.add (local.get $l1) (f32x4.mul (v128.load (i32.add (local.get $w1) (local.get $o))) (local.get $xl))))
+            (local.set $h1 (f32x4.add (local.get $h1) (f32x4.mul (v128.load offset=16 (i32.add (local.get $w1) (local.get $o))) (local.get $xh))))
+            (local.set $l2 (f32x4.add (local.get $l2) (f32x4.mul (v128.load (i32.add (local.get $w2) (local.get $o))) (local.get $xl))))
+            (local.set $h2 (f32x4.add (local.get $h2) (f32x4.mul (v128.load offset=16 (i32.add (local.get $w2) (local.get $o))) (local.get $xh))))
+            (local.set $l3 (f32x4.add (local.get $l3) (f32x4.mul (v128.load (i32.add (local.get $w3) (local.get $o))) (local.get $xl))))
+            (local.set $h3 (f32x4.add (local.get $h3) (f32x4.mul (v128.load offset=16 (i32.add (local.get $w3) (local.get $o))) (local.get $xh))))
+            (local.set $o (i32.add (local.get $o) (i32.const 32)))
             (br $chunks)))
+        (if (i32.and (local.get $n) (i32.const 4))
+          (then
+            (local.set $xl (v128.load (i32.add (local.get $x) (local.get $o))))
+            (local.set $l0 (f32x4.add (local.get $l0) (f32x4.mul (v128.load (i32.add (local.get $w) (local.get $o))) (local.get $xl))))
+            (local.set $l1 (f32x4.add (local.get $l1) (f32x4.mul (v128.load (i32.add (local.get $w1) (local.get $o))) (local.get $xl))))
+            (local.set $l2 (f32x4.add (local.get $l2) (f32x4.mul (v128.load (i32.add (local.get $w2) (local.get $o))) (local.get $xl))))
+            (local.set $l3 (f32x4.add (local.get $l3) (f32x4.mul (v128.load (i32.add (local.get $w3) (local.get $o))) (local.get $xl))))
+            (local.set $o (i32.add (local.get $o) (i32.const 16)))))
+        ;; each row: v = lo + hi, u = v + [v2 v3 v0 v1], s = u0 + u1.
+        (local.set $l0 (f32x4.add (local.get $l0) (local.get $h0)))
+        (local.set $l1 (f32x4.add (local.get $l1) (local.get $h1)))
+        (local.set $l2 (f32x4.add (local.get $l2) (local.get $h2)))
+        (local.set $l3 (f32x4.add (local.get $l3) (local.get $h3)))
+        (local.set $l0 (f32x4.add (local.get $l0) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $l0) (local.get $l0))))
+        (local.set $l1 (f32x4.add (local.get $l1) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $l1) (local.get $l1))))
+        (local.set $l2 (f32x4.add (local.get $l2) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $l2) (local.get $l2))))
+        (local.set $l3 (f32x4.add (local.get $l3) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $l3) (local.get $l3))))
+        (local.set $s0 (f32.add (f32x4.extract_lane 0 (local.get $l0)) (f32x4.extract_lane 1 (local.get $l0))))
+        (local.set $s1 (f32.add (f32x4.extract_lane 0 (local.get $l1)) (f32x4.extract_lane 1 (local.get $l1))))
+        (local.set $s2 (f32.add (f32x4.extract_lane 0 (local.get $l2)) (f32x4.extract_lane 1 (local.get $l2))))
+        (local.set $s3 (f32.add (f32x4.extract_lane 0 (local.get $l3)) (f32x4.extract_lane 1 (local.get $l3))))
         (block $tail_done
           (loop $tail
             (br_if $tail_done (i32.ge_u (local.get $o) (local.get $nb)))
-            (local.set $v0 (f32x4.splat (f32.load (i32.add (local.get $w) (local.get $o)))))
-            (local.set $v0 (f32x4.replace_lane 1 (local.get $v0) (f32.load (i32.add (local.get $w1) (local.get $o)))))
-            (local.set $v0 (f32x4.replace_lane 2 (local.get $v0) (f32.load (i32.add (local.get $w2) (local.get $o)))))
-            (local.set $v0 (f32x4.replace_lane 3 (local.get $v0) (f32.load (i32.add (local.get $w3) (local.get $o)))))
-            (local.set $acc (f32x4.add (local.get $acc)
-              (f32x4.mul (local.get $v0) (v128.load32_splat (i32.add (local.get $x) (local.get $o))))))
+            (local.set $xs (f32.load (i32.add (local.get $x) (local.get $o))))
+            (local.set $s0 (f32.add (local.get $s0) (f32.mul (f32.load (i32.add (local.get $w) (local.get $o))) (local.get $xs))))
+            (local.set $s1 (f32.add (local.get $s1) (f32.mul (f32.load (i32.add (local.get $w1) (local.get $o))) (local.get $xs))))
+            (local.set $s2 (f32.add (local.get $s2) (f32.mul (f32.load (i32.add (local.get $w2) (local.get $o))) (local.get $xs))))
+            (local.set $s3 (f32.add (local.get $s3) (f32.mul (f32.load (i32.add (local.get $w3) (local.get $o))) (local.get $xs))))
             (local.set $o (i32.add (local.get $o) (i32.const 4)))
             (br $tail)))
-        (v128.store (local.get $dst) (local.get $acc))
+        (f32.store (local.get $dst) (local.get $s0))
+        (f32.store offset=4 (local.get $dst) (local.get $s1))
+        (f32.store offset=8 (local.get $dst) (local.get $s2))
+        (f32.store offset=12 (local.get $dst) (local.get $s3))
         (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
         (local.set $w (i32.add (local.get $w3) (local.get $sb)))
         (br $groups)))

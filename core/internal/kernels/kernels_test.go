@@ -27,8 +27,9 @@ func within(got float32, want, absSum float64, k int) bool {
 	return math.Abs(float64(got)-want) <= float64(k)*u*absSum*1.000001
 }
 
-// Lengths around every width the kernels split at (4, 16, 32).
-var lengths = []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23, 31, 32, 33, 63, 64, 65, 100, 255, 576}
+// Lengths around every width the kernels split at (4, 8, 16, 32), with
+// each remainder mod 8.
+var lengths = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 15, 16, 17, 20, 23, 31, 32, 33, 48, 63, 64, 65, 100, 255, 576}
 
 // Row counts around the four-row groups.
 var rowCounts = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 13}
@@ -82,9 +83,58 @@ func refDot(a, b []float32) (sum, abs float64) {
 }
 
 // dotChain is the longest rounding chain of DotF32 over n values: the
-// product, three in a chunk's sum, n/4 additions to the running sum, n%4
-// in the tail.
-func dotChain(n int) int { return 1 + 3 + n/4 + n%4 }
+// product, n/8 additions to a lane sum and one more for a chunk of four,
+// three in the lanes' reduction, n%4 in the tail.
+func dotChain(n int) int { return 1 + n/8 + 1 + 3 + n%4 }
+
+// orderDot is DotF32's stated row order written out plainly: eight lane
+// sums, lane j%8 taking product j of the whole chunks of eight and lanes
+// 0..3 the next four, the fixed reduction, then the tail one by one.
+func orderDot(a, b []float32) float32 {
+	var lane [8]float32
+	n := len(a)
+	body := n / 8 * 8
+	if n%8 >= 4 {
+		body += 4
+	}
+	for j := range body {
+		lane[j%8] += float32(a[j] * b[j])
+	}
+	s := ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]))
+	for j := body; j < n; j++ {
+		s += float32(a[j] * b[j])
+	}
+	return s
+}
+
+// TestDotOrder pins DotF32, MatVecF32 and ScoresF32 (on whichever path
+// runs) to the stated order, bit for bit, so that neither path can drift
+// from it together with the other.
+func TestDotOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 9))
+	for _, n := range lengths {
+		for _, rows := range rowCounts {
+			w, x := randFloats(rng, rows*n), randFloats(rng, n)
+			dst := make([]float32, rows)
+			MatVecF32(dst, w, x)
+			stride := n + rng.IntN(3)
+			keys := randFloats(rng, (rows-1)*stride+n)
+			att := make([]float32, rows)
+			ScoresF32(att, x, keys, stride)
+			for i := range rows {
+				if want := orderDot(w[i*n:(i+1)*n], x); math.Float32bits(dst[i]) != math.Float32bits(want) {
+					t.Fatalf("MatVecF32 %d×%d row %d: %v, order %v", rows, n, i, dst[i], want)
+				}
+				if want := orderDot(keys[i*stride:i*stride+n], x); math.Float32bits(att[i]) != math.Float32bits(want) {
+					t.Fatalf("ScoresF32 %d keys of %d row %d: %v, order %v", rows, n, i, att[i], want)
+				}
+			}
+			if got, want := DotF32(w[:n], x), orderDot(w[:n], x); math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("DotF32 n=%d: %v, order %v", n, got, want)
+			}
+		}
+	}
+}
 
 func TestPath(t *testing.T) {
 	p := Path()

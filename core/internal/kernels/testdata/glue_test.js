@@ -14,6 +14,9 @@ const { execFileSync } = require('child_process');
 const repo = path.resolve(__dirname, '..', '..', '..', '..');
 const kernelsJS = require(path.join(repo, 'static', 'kernels.js'));
 const kernelsWasm = fs.readFileSync(path.join(repo, 'static', 'kernels.wasm'));
+// The Go side's abiVersion (simd_wasm.go): the module must report it.
+const abiVersion = Number(/^const abiVersion = (\d+)$/m.exec(
+  fs.readFileSync(path.join(__dirname, '..', 'simd_wasm.go'), 'utf8'))[1]);
 
 // wat assembles WebAssembly text with wabt's wat2wasm (the Makefile
 // installs it to build kernels.wasm).
@@ -48,7 +51,7 @@ function dotAt(instance, off, a, b) {
 test('attached: the kernels run on the program memory, grown or not', async () => {
   const { instance, path: p } = await start(kernelsWasm);
   assert.strictEqual(p, 'wasm simd128');
-  assert.strictEqual(instance.exports.present(), 1);
+  assert.strictEqual(instance.exports.present(), abiVersion);
   const a = [1, 2, 3, 4, 5], b = [2, 2, 2, 2, 0.5];
   assert.strictEqual(dotAt(instance, 1024, a, b), 22.5);
   assert.strictEqual(instance.exports.grow(3), 1); // now 4 pages
@@ -59,7 +62,7 @@ test('attached from a Response, as a page fetches it', async () => {
   const resp = new Response(kernelsWasm, { headers: { 'Content-Type': 'application/wasm' } });
   const { instance, path: p } = await start(Promise.resolve(resp));
   assert.strictEqual(p, 'wasm simd128');
-  assert.strictEqual(instance.exports.present(), 1);
+  assert.strictEqual(instance.exports.present(), abiVersion);
 });
 
 for (const [name, source, why] of [
