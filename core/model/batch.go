@@ -9,27 +9,27 @@ import (
 
 // MulMat sets dst[t*Rows+i] = Σ_j m[i][j]·x[t*Cols+j] for the n positions
 // t < n: the matrix times n vectors at once, as a prompt is processed. It
-// reads each weight row once for all n positions — four rows at a time,
-// dequantized once into rows (4·Cols values; F32 matrices need none) —
-// so the weights stream once per prompt instead of once per token. A
-// position's products equal MulVec's up to float32 rounding (the sums of
-// a quantized row run over its dequantized values). It allocates nothing.
+// reads each weight row once for all n positions (kernels.MatMatF32: four
+// rows against every position in turn) — stored rows dequantized four at
+// a time into rows (4·Cols values; F32 matrices need none) — so the
+// weights stream once per prompt instead of once per token. On F32 a
+// position's products equal MulVec's bit for bit; on stored types up to
+// float32 rounding (the sums of a quantized row run over its dequantized
+// values). It allocates nothing.
 func (m *Matrix) MulMat(dst, x []float32, n int, rows []float32) {
 	c := m.Cols
+	x = x[:n*c]
+	if m.Type == gguf.TypeF32 {
+		kernels.MatMatF32(dst, m.F[:m.Rows*c], x, m.Rows, c, m.Rows)
+		return
+	}
 	for i := 0; i < m.Rows; i += 4 {
 		k := min(4, m.Rows-i)
-		var w []float32
-		if m.Type == gguf.TypeF32 {
-			w = m.F[i*c : (i+k)*c]
-		} else {
-			w = rows[:k*c]
-			for r := range k {
-				m.Row(i+r, w[r*c:(r+1)*c])
-			}
+		w := rows[:k*c]
+		for r := range k {
+			m.Row(i+r, w[r*c:(r+1)*c])
 		}
-		for t := range n {
-			kernels.MatVecF32(dst[t*m.Rows+i:t*m.Rows+i+k], w, x[t*c:(t+1)*c])
-		}
+		kernels.MatMatF32(dst[i:], w, x, k, c, m.Rows)
 	}
 }
 

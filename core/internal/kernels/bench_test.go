@@ -66,6 +66,25 @@ func BenchmarkMatVecF32(b *testing.B) {
 	}
 }
 
+// BenchmarkMatMatF32 multiplies the 1536×576 matrix by a prompt's 64
+// positions; it reports FLOP/s over the whole product.
+func BenchmarkMatMatF32(b *testing.B) {
+	const rows, cols, count = 1536, 576, 64
+	w, x, dst := benchFloats(rows*cols, 1), benchFloats(count*cols, 2), make([]float32, count*rows)
+	for _, path := range benchPaths() {
+		f := MatMatF32
+		if path == "go" {
+			f = matMatF32Go
+		}
+		b.Run(path, func(b *testing.B) {
+			for b.Loop() {
+				f(dst, w, x, rows, cols, rows)
+			}
+			reportFLOPs(b, rows*cols*count)
+		})
+	}
+}
+
 func BenchmarkMatVecQ8_0(b *testing.B) {
 	benchQuant(b, BlockBytesQ8_0, MatVecQ8_0, matVecQ8_0Go)
 }

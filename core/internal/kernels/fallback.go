@@ -48,18 +48,79 @@ func dotGo(a, b []float32) float32 {
 }
 
 // dotsGo sets dst[t] = dotGo(rows[t·stride:][:len(x)], x) for every t, the
-// rows of a matrix (stride len(x)) or the keys of an attention head. Each
-// row's result depends on that row and x only, so the SIMD path may take
-// rows in groups and the prompt's MulMat slices of rows without changing
-// a bit.
+// rows of a matrix (stride len(x)) or the keys of an attention head: four
+// rows at a time through dots4Go, the rest through dotGo. Each row's
+// result depends on that row and x only, so the SIMD path may group rows
+// otherwise and the prompt's MulMat may take slices of rows without
+// changing a bit.
 func dotsGo(dst, x, rows []float32, stride int) {
 	n := len(x)
-	for t := range dst {
+	t := 0
+	for ; t+4 <= len(dst); t += 4 {
+		dots4Go((*[4]float32)(dst[t:]), x, rows[t*stride:t*stride+n], rows[(t+1)*stride:(t+1)*stride+n],
+			rows[(t+2)*stride:(t+2)*stride+n], rows[(t+3)*stride:(t+3)*stride+n])
+	}
+	for ; t < len(dst); t++ {
 		dst[t] = dotGo(rows[t*stride:t*stride+n], x)
 	}
 }
 
+// dots4Go sets dst[k] = dotGo(r_k, x) for four rows of len(x) values. It
+// takes the eight lanes one at a time, each over all four rows: a lane is
+// an independent sum, so its order within the row is dotGo's whatever
+// the lanes' order. Four running sums and one x value per column stay in
+// registers (Go's register allocator spills with eight sums a row), and
+// each x value is loaded once per four rows, as dotGo cannot.
+func dots4Go(dst *[4]float32, x, r0, r1, r2, r3 []float32) {
+	n := len(x)
+	c8 := n &^ 7
+	var lanes [4][8]float32
+	x8 := x[:c8]
+	q0, q1, q2, q3 := r0[:len(x8)], r1[:len(x8)], r2[:len(x8)], r3[:len(x8)]
+	for l := range 8 {
+		var s0, s1, s2, s3 float32
+		for j := l; j < len(x8); j += 8 {
+			xv := x8[j]
+			s0 += float32(q0[j] * xv)
+			s1 += float32(q1[j] * xv)
+			s2 += float32(q2[j] * xv)
+			s3 += float32(q3[j] * xv)
+		}
+		lanes[0][l], lanes[1][l], lanes[2][l], lanes[3][l] = s0, s1, s2, s3
+	}
+	rs := [4][]float32{r0[:n], r1[:n], r2[:n], r3[:n]}
+	if n&4 != 0 {
+		x4 := (*[4]float32)(x[c8:])
+		for k, r := range rs {
+			r4 := (*[4]float32)(r[c8:])
+			for l := range 4 {
+				lanes[k][l] += float32(r4[l] * x4[l])
+			}
+		}
+	}
+	for k, r := range rs {
+		a := &lanes[k]
+		s := ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]))
+		for j := n &^ 3; j < n; j++ {
+			s += float32(r[j] * x[j])
+		}
+		dst[k] = s
+	}
+}
+
 func matVecF32Go(dst, w, x []float32) { dotsGo(dst, x, w, len(x)) }
+
+// matMatF32Go takes four rows at a time against every vector of x, as
+// kernels.wat does, so the rows stay in cache while the vectors stream.
+func matMatF32Go(dst, w, x []float32, rows, cols, stride int) {
+	count := len(x) / cols
+	for i := 0; i < rows; i += 4 {
+		k := min(4, rows-i)
+		for t := range count {
+			dotsGo(dst[t*stride+i:t*stride+i+k], x[t*cols:(t+1)*cols], w[i*cols:(i+k)*cols], cols)
+		}
+	}
+}
 
 func scoresGo(att, q, keys []float32, stride int) { dotsGo(att, q, keys, stride) }
 

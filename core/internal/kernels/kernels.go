@@ -85,6 +85,34 @@ func MatVecF32(dst, w, x []float32) {
 	matVecF32Go(dst, w, x)
 }
 
+// MatMatF32 sets dst[t·stride+i] = DotF32(w[i·cols:(i+1)·cols],
+// x[t·cols:(t+1)·cols]) for every i below rows and t below len(x)/cols: a
+// row-major matrix of at least rows rows of cols values times len(x)/cols
+// vectors, the results of vector t stride values after those of vector
+// t−1 (stride ≥ rows). cols must be positive and divide len(x). Each
+// result equals MatVecF32's for its row and vector bit for bit; the
+// kernel takes four rows against every vector in turn, so the rows are
+// read from memory once for all the vectors, and calls the SIMD module
+// once for the whole product.
+func MatMatF32(dst, w, x []float32, rows, cols, stride int) {
+	if cols <= 0 || len(x)%cols != 0 {
+		panic(fmt.Sprintf("kernels: MatMatF32: len(x) = %d is not a multiple of %d columns", len(x), cols))
+	}
+	if len(w) < rows*cols {
+		panic(fmt.Sprintf("kernels: MatMatF32: len(w) = %d < %d rows × %d", len(w), rows, cols))
+	}
+	count := len(x) / cols
+	if rows <= 0 || count == 0 {
+		return
+	}
+	checkStrided("MatMatF32", count, rows, len(dst), stride)
+	if simd128 {
+		simdMatMatF32(dst, w, x, rows, cols, stride)
+		return
+	}
+	matMatF32Go(dst, w, x, rows, cols, stride)
+}
+
 // MatVecQ8_0 sets dst[i] to row i of a Q8_0 matrix times x. blocks holds at
 // least len(dst) rows of len(x)/32 blocks of BlockBytesQ8_0 bytes, as a
 // GGUF file stores them; len(x) must be a multiple of 32. Order per row: s

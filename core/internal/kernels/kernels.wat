@@ -76,6 +76,8 @@
   ;; $dot's order, so that each x vector is loaded once per four rows and
   ;; eight independent chains are in flight; the last count%4 rows go
   ;; through $dot. A row's result depends on nothing but the row and x.
+  ;; It suits rows that are short (attention keys) or already in cache
+  ;; (matmat_f32's); matvec_f32 streams a matrix one row at a time.
   (func $dots (param $dst i32) (param $x i32) (param $w i32) (param $count i32) (param $n i32) (param $stride i32)
     (local $sb i32) (local $w1 i32) (local $w2 i32) (local $w3 i32)
     (local $o i32) (local $end i32) (local $nb i32) (local $last i32)
@@ -163,9 +165,86 @@
         (local.set $w (i32.add (local.get $w) (local.get $sb)))
         (br $rows))))
 
-  ;; matvec_f32 sets dst[i] = $dot(w + i·n, x, n) for i < rows.
+  ;; matvec_f32 sets dst[i] = $dot(w + i·n, x, n) for i < rows: one row at
+  ;; a time, $dot's loop written out, so the matrix is read as one
+  ;; sequential stream (row i+1 follows row i). Decoding reads every weight
+  ;; once per token from memory, not from cache, and the hardware
+  ;; prefetcher keeps one stream fed better than four rows' streams at
+  ;; once: on the 49152×576 matrix the four-row groups of $dots ran at half
+  ;; this loop's speed (13.4 ms against 6.7 ms, best of five).
   (func (export "matvec_f32") (param $dst i32) (param $w i32) (param $x i32) (param $rows i32) (param $n i32)
-    (call $dots (local.get $dst) (local.get $x) (local.get $w) (local.get $rows) (local.get $n) (local.get $n)))
+    (local $last i32) (local $n8 i32) (local $end i32) (local $xp i32) (local $s f32) (local $lo v128) (local $hi v128)
+    (local.set $last (i32.add (local.get $dst) (i32.shl (local.get $rows) (i32.const 2))))
+    (local.set $n8 (i32.shl (i32.and (local.get $n) (i32.const -8)) (i32.const 2)))
+    (block $rows_done
+      (loop $rows
+        (br_if $rows_done (i32.ge_u (local.get $dst) (local.get $last)))
+        (local.set $lo (v128.const i64x2 0 0))
+        (local.set $hi (v128.const i64x2 0 0))
+        (local.set $xp (local.get $x))
+        (local.set $end (i32.add (local.get $w) (local.get $n8)))
+        (block $done
+          (loop $chunks
+            (br_if $done (i32.ge_u (local.get $w) (local.get $end)))
+            (local.set $lo (f32x4.add (local.get $lo)
+              (f32x4.mul (v128.load (local.get $w)) (v128.load (local.get $xp)))))
+            (local.set $hi (f32x4.add (local.get $hi)
+              (f32x4.mul (v128.load offset=16 (local.get $w)) (v128.load offset=16 (local.get $xp)))))
+            (local.set $w (i32.add (local.get $w) (i32.const 32)))
+            (local.set $xp (i32.add (local.get $xp) (i32.const 32)))
+            (br $chunks)))
+        (if (i32.and (local.get $n) (i32.const 4))
+          (then
+            (local.set $lo (f32x4.add (local.get $lo)
+              (f32x4.mul (v128.load (local.get $w)) (v128.load (local.get $xp)))))
+            (local.set $w (i32.add (local.get $w) (i32.const 16)))
+            (local.set $xp (i32.add (local.get $xp) (i32.const 16)))))
+        (local.set $lo (f32x4.add (local.get $lo) (local.get $hi)))
+        (local.set $lo (f32x4.add (local.get $lo)
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $lo) (local.get $lo))))
+        (local.set $s (f32.add (f32x4.extract_lane 0 (local.get $lo)) (f32x4.extract_lane 1 (local.get $lo))))
+        (local.set $end (i32.add (local.get $w)
+          (i32.shl (i32.and (local.get $n) (i32.const 3)) (i32.const 2))))
+        (block $done
+          (loop $tail
+            (br_if $done (i32.ge_u (local.get $w) (local.get $end)))
+            (local.set $s (f32.add (local.get $s)
+              (f32.mul (f32.load (local.get $w)) (f32.load (local.get $xp)))))
+            (local.set $w (i32.add (local.get $w) (i32.const 4)))
+            (local.set $xp (i32.add (local.get $xp) (i32.const 4)))
+            (br $tail)))
+        (f32.store (local.get $dst) (local.get $s))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+        (br $rows))))
+
+  ;; matmat_f32 sets dst[t·ds + i] = $dot(w + i·n, x + t·n, n) for i < rows
+  ;; and t < count: a matrix times count vectors, as a prompt is processed.
+  ;; Four rows at a time against every vector (the rows stay in cache while
+  ;; the vectors stream), each through $dots, whose results do not depend
+  ;; on how rows are grouped.
+  (func (export "matmat_f32") (param $dst i32) (param $w i32) (param $x i32) (param $rows i32) (param $n i32) (param $count i32) (param $ds i32)
+    (local $nb i32) (local $dsb i32) (local $k i32) (local $t i32) (local $d i32) (local $xp i32)
+    (local.set $nb (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $dsb (i32.shl (local.get $ds) (i32.const 2)))
+    (block $rows_done
+      (loop $rows
+        (br_if $rows_done (i32.le_s (local.get $rows) (i32.const 0)))
+        (local.set $k (select (local.get $rows) (i32.const 4) (i32.lt_s (local.get $rows) (i32.const 4))))
+        (local.set $t (i32.const 0))
+        (local.set $d (local.get $dst))
+        (local.set $xp (local.get $x))
+        (block $vecs_done
+          (loop $vecs
+            (br_if $vecs_done (i32.ge_u (local.get $t) (local.get $count)))
+            (call $dots (local.get $d) (local.get $xp) (local.get $w) (local.get $k) (local.get $n) (local.get $n))
+            (local.set $d (i32.add (local.get $d) (local.get $dsb)))
+            (local.set $xp (i32.add (local.get $xp) (local.get $nb)))
+            (local.set $t (i32.add (local.get $t) (i32.const 1)))
+            (br $vecs)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+        (local.set $w (i32.add (local.get $w) (i32.shl (local.get $nb) (i32.const 2))))
+        (local.set $rows (i32.sub (local.get $rows) (i32.const 4)))
+        (br $rows))))
 
   ;; scores_f32 sets att[t] = $dot(keys + t·stride, q, n) for t < count:
   ;; one query head against count keys stored stride floats apart.

@@ -180,6 +180,43 @@ func TestMatVecF32(t *testing.T) {
 	}
 }
 
+// TestMatMatF32: every result is MatVecF32's for its row and vector, bit
+// for bit, with a stride that leaves gaps (which must stay untouched).
+func TestMatMatF32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 7))
+	for _, rows := range rowCounts {
+		for _, n := range lengths {
+			for _, count := range []int{1, 2, 5} {
+				w, x := padded(randFloats(rng, rows*n)), padded(randFloats(rng, count*n))
+				stride := rows + rng.IntN(3)
+				dst, check := canaried((count-1)*stride + rows)
+				for i := range dst {
+					dst[i] = 777
+				}
+				MatMatF32(dst, w, x, rows, n, stride)
+				check(t)
+				want := make([]float32, rows)
+				for v := range count {
+					MatVecF32(want, w, x[v*n:(v+1)*n])
+					for i := range stride {
+						if v*stride+i >= len(dst) {
+							break
+						}
+						got := dst[v*stride+i]
+						if i >= rows {
+							if got != 777 {
+								t.Fatalf("%d×%d, %d vectors, stride %d: wrote the gap at vector %d, %d", rows, n, count, stride, v, i)
+							}
+						} else if math.Float32bits(got) != math.Float32bits(want[i]) {
+							t.Fatalf("%d×%d, %d vectors: vector %d row %d: %v ≠ MatVecF32 %v", rows, n, count, v, i, got, want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // quantMatrix is a random rows×n matrix in raw GGUF blocks of one type,
 // with each block's scale and the dequantized values for references.
 type quantMatrix struct {
@@ -312,6 +349,11 @@ func TestPreconditions(t *testing.T) {
 	}{
 		{"dot short b", func() { DotF32(f[:5], f[:4]) }, "DotF32: len(b) = 4 < len(a) = 5"},
 		{"matvec short w", func() { MatVecF32(f[:3], f[:8], f[:3]) }, "MatVecF32: len(w) = 8 < 3 rows × 3"},
+		{"matmat cols", func() { MatMatF32(f, f, f[:7], 1, 2, 1) }, "MatMatF32: len(x) = 7 is not a multiple of 2 columns"},
+		{"matmat zero cols", func() { MatMatF32(f, f, nil, 1, 0, 1) }, "MatMatF32: len(x) = 0 is not a multiple of 0 columns"},
+		{"matmat short w", func() { MatMatF32(f, f[:8], f[:6], 3, 3, 3) }, "MatMatF32: len(w) = 8 < 3 rows × 3"},
+		{"matmat stride", func() { MatMatF32(f, f, f[:6], 3, 3, 2) }, "MatMatF32: stride 2 < 3 values"},
+		{"matmat short dst", func() { MatMatF32(f[:5], f, f[:6], 3, 3, 3) }, "MatMatF32: 5 values < 6"},
 		{"q8 cols", func() { MatVecQ8_0(f[:1], b, f[:33]) }, "MatVecQ8_0: len(x) = 33 is not a multiple of 32"},
 		{"q8 short", func() { MatVecQ8_0(f[:2], b[:67], f[:32]) }, "MatVecQ8_0: 67 bytes of blocks < 68"},
 		{"q4 short", func() { MatVecQ4_0(f[:2], b[:71], f[:64]) }, "MatVecQ4_0: 71 bytes of blocks < 72"},
@@ -346,6 +388,8 @@ func TestEmpty(t *testing.T) {
 		t.Fatalf("empty att: out = %v, want zeros", dst)
 	}
 	MatVecF32(nil, nil, dst)
+	MatMatF32(nil, make([]float32, 6), nil, 3, 2, 3)
+	MatMatF32(nil, dst, dst, 0, 2, 1)
 	MatVecQ8_0(nil, nil, make([]float32, 32))
 	MatVecQ4_0(dst[:0], nil, nil)
 	ScoresF32(nil, dst, nil, 2)
@@ -365,6 +409,7 @@ func TestNoAllocs(t *testing.T) {
 	allocs := testing.AllocsPerRun(20, func() {
 		DotF32(x, x)
 		MatVecF32(dst, w, x)
+		MatMatF32(dst, w, x, 5, 64, 5)
 		MatVecQ8_0(dst, q8, x)
 		MatVecQ4_0(dst, q4, x)
 		ScoresF32(dst, x[:8], w, 64)

@@ -37,6 +37,14 @@ func TestPathsAgree(t *testing.T) {
 			MatVecF32(got, w, x)
 			matVecF32Go(want, w, x)
 			sameBits(t, "MatVecF32", got, want)
+			if n > 0 {
+				const count = 3
+				xs := randFloats(rng, count*n)
+				got, want = make([]float32, count*rows+1), make([]float32, count*rows+1)
+				MatMatF32(got, w, xs, rows, n, rows)
+				matMatF32Go(want, w, xs, rows, n, rows)
+				sameBits(t, "MatMatF32", got, want)
+			}
 		}
 		a, b := randFloats(rng, n), randFloats(rng, n)
 		if n > 0 {

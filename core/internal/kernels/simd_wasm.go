@@ -29,6 +29,10 @@ func wasmDotF32(a, b unsafe.Pointer, n int32) float32
 //go:noescape
 func wasmMatVecF32(dst, w, x unsafe.Pointer, rows, n int32)
 
+//go:wasmimport kvscope_kernels matmat_f32
+//go:noescape
+func wasmMatMatF32(dst, w, x unsafe.Pointer, rows, n, count, stride int32)
+
 //go:wasmimport kvscope_kernels matvec_q8_0
 //go:noescape
 func wasmMatVecQ8_0(dst, blocks, x unsafe.Pointer, rows, n int32)
@@ -56,6 +60,10 @@ func simdDotF32(a, b []float32) float32 {
 
 func simdMatVecF32(dst, w, x []float32) {
 	wasmMatVecF32(ptr(dst), ptr(w), ptr(x), int32(len(dst)), int32(len(x)))
+}
+
+func simdMatMatF32(dst, w, x []float32, rows, cols, stride int) {
+	wasmMatMatF32(ptr(dst), ptr(w), ptr(x), int32(rows), int32(cols), int32(len(x)/cols), int32(stride))
 }
 
 func simdMatVecQ8_0(dst []float32, blocks []byte, x []float32) {
