@@ -14,11 +14,10 @@
 // Both paths follow one summation order per function, stated in each doc
 // comment, with every product and sum rounded to float32 (no fused
 // multiply-add), so their results are equal bit for bit, not merely close:
-// a page on either path decodes the same tokens. The orders are those of
-// kvscope's forward pass in plain Go (four rows or keys at a time, each
-// with one running sum per chunk of four columns), which suit scalar code;
-// the SIMD module reaches them by transposing products, so neither path
-// changes a result the other gives.
+// a page on either path decodes the same tokens. The F32 row order sums
+// each row in eight independent lanes, two f32x4 sums in the module and
+// eight scalar sums in Go, so neither path is bound by the latency of one
+// running sum, and a row's result never depends on how rows are grouped.
 //
 // Preconditions on lengths are checked before any memory is touched (the
 // SIMD path reads Go memory through raw addresses); a violation is a
@@ -48,9 +47,11 @@ func Path() string {
 }
 
 // DotF32 returns Σ a[j]·b[j] over the len(a) elements of a; b must be at
-// least as long. The row order: with p_j = a[j]·b[j], s from +0; per chunk
-// of four, s += ((p_j + p_{j+1}) + p_{j+2}) + p_{j+3}; then the last
-// len(a) mod 4 products added one by one.
+// least as long. The row order: with p_j = a[j]·b[j], eight lane sums a_l
+// from +0, lane l adding p_j for the columns j ≡ l (mod 8) of the whole
+// chunks of eight in increasing j; if len(a) mod 8 ≥ 4, lanes 0..3 add the
+// next four products; then s = ((a0+a4) + (a2+a6)) + ((a1+a5) + (a3+a7)),
+// and the last len(a) mod 4 products are added to s one by one.
 func DotF32(a, b []float32) float32 {
 	if len(b) < len(a) {
 		panic(fmt.Sprintf("kernels: DotF32: len(b) = %d < len(a) = %d", len(b), len(a)))
