@@ -1,7 +1,3 @@
-// Package lowrank fits and applies rank-r bases for attention heads: each
-// cached key or value of dimension d is stored as r coefficients on an
-// orthonormal r×d basis, so q·k ≈ (Bq)·(Bk), and whole n×d matrices are
-// approximated by thin SVD factors (K ≈ U Σ Vᵀ).
 package lowrank
 
 import "fmt"

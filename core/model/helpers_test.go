@@ -119,7 +119,7 @@ func fullCache(tb testing.TB, c model.Config) *model.FullCache {
 // naiveLogits recomputes the whole forward pass over tokens from scratch, with
 // no cache, and returns the logits after the last token. It is a deliberately
 // plain re-statement of the Llama forward pass: float64 accumulation, the
-// README's RoPE formula, and GQA through h*kvHeads/heads.
+// RoPE formula of Rope's doc comment, and GQA through h*kvHeads/heads.
 func naiveLogits(m *model.Model, tokens []int) []float32 {
 	logits, _ := naiveForward(m, tokens)
 	return logits

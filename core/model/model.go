@@ -1,9 +1,3 @@
-// Package model runs a small pretrained Llama language model in pure Go for
-// kvscope's real-model mode: it loads a GGUF file (package gguf), tokenizes
-// text as llama.cpp does (SentencePiece or byte-level BPE vocabularies), and
-// decodes token by token with its keys and values held by a pluggable Cache —
-// the uncompressed FullCache as the reference, or a compressed cache whose
-// effect Compare and Perplexity measure.
 package model
 
 import (

@@ -20,8 +20,9 @@ import (
 // how long the page's thread was busy against the visit's wall time, and
 // the largest kinds of work on it (V8's lazy WebAssembly compilation,
 // animation frames, worker messages, layout). The figures are for the
-// README's "A long link" (make measure); the test asserts only that the
-// trace saw the page's thread.
+// README's Measured table (make measure; why the page's thread is the
+// limit: go doc ./wasm/worker); the test asserts only that the trace saw
+// the page's thread.
 func TestLongLinkMainThread(t *testing.T) {
 	measureOnly(t)
 	if skipReason != "" {

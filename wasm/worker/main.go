@@ -1,41 +1,5 @@
 //go:build js && wasm
 
-// Command worker is kvscope's sweep worker: the core engine without any
-// drawing (no Ebiten, no DOM), run in a Web Worker by
-// static/sweep-worker.js so the memory-versus-fidelity sweep never stalls
-// the page. Build it with
-//
-//	GOOS=js GOARCH=wasm go build -trimpath -o static/worker.wasm ./wasm/worker
-//
-// The glue defines kvscopePost(json) before starting the program; the
-// program defines kvscopeWorker with
-//
-//	handle(type, json)   type "sweep": json is a sim.SweepRequest;
-//	                     "cancel": {"id": n};
-//	                     "sinks": a sinksRequest (real-model mode);
-//	                     "bench": a benchRequest (bench.go: core/model/bench's
-//	                     measurement of the loaded model, make bench-wllama)
-//	loadModel(bytes, id) bytes a Uint8Array of a llama GGUF file
-//	firstFrame(json, canvas)
-//	                     draws the page's first picture (a firstRequest)
-//	                     onto an OffscreenCanvas (firstframe.go)
-//
-// and replies through kvscopePost with one JSON object per message:
-//
-//	{"type":"ready"}
-//	{"type":"model","id":n,"layers":…,"heads":…,"kvHeads":…,"headDim":…,"context":…}
-//	{"type":"start","id":n,"total":…,"points":[{index, policy, budget, sink, recent, heavy, drop, bits, gran}…]}
-//	{"type":"row","id":n,"row":{…sim.Row…}}
-//	{"type":"done","id":n,"rows":…,"ms":…}
-//	{"type":"cancelled","id":n}
-//	{"type":"sinks","id":n,"tokens":[…],"curves":[{"label":…,"policy":…,"sink":…,"recent":…,"nll":[…]}…]}
-//	{"type":"firstframe","step":n,"presented":ms} (or "skipped":true)
-//	{"type":"bench","id":n,"kernels":…,"start":…,"prompt":[{tokens, ms}…],"decode":[{tokens, ms, ids}…]}
-//	{"type":"error","id":n,"message":…}
-//
-// One job runs at a time: a new sweep cancels the one running. The
-// worker keeps the last stream's recording, so a new sweep over the same
-// stream computes no reference again.
 package main
 
 import (

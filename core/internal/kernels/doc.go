@@ -1,0 +1,50 @@
+// Package kernels holds the forward pass's inner loops — dot products,
+// matrix-vector products over float32 rows and over raw GGUF Q8_0 and Q4_0
+// blocks, attention scores and weighted sums — on two paths that compute the
+// same bits:
+//
+//   - "wasm simd128": a WebAssembly SIMD module (kernels.wat, assembled to
+//     static/kernels.wasm) that the Go program calls on its own linear
+//     memory. Go's WebAssembly port emits no SIMD instructions, so this path
+//     exists only under GOOS=js GOARCH=wasm, and only when the host gave the
+//     module to the Go program's imports (static/kernels.js does).
+//   - "go": plain Go (fallback.go), used natively and whenever the module is
+//     absent.
+//
+// Both paths follow one summation order per function, stated in each doc
+// comment, with every product and sum rounded to float32 (no fused
+// multiply-add), so their results are equal bit for bit, not merely close:
+// a page on either path decodes the same tokens. The F32 row order sums
+// each row in eight independent lanes, two f32x4 sums in the module and
+// eight scalar sums in Go, so neither path is bound by the latency of one
+// running sum, and a row's result never depends on how rows are grouped.
+//
+// Preconditions on lengths are checked before any memory is touched (the
+// SIMD path reads Go memory through raw addresses); a violation is a
+// programming error and panics, as an out-of-range slice index would. The
+// functions allocate nothing. dst and out must not overlap the inputs.
+//
+// # Why hand-written WebAssembly
+//
+// Go's WebAssembly port emits no SIMD instructions, so without this module
+// the products that dominate a decode step run one float at a time in the
+// browser. The module is written in the WebAssembly text format
+// (kernels.wat, about 2 KB assembled by wabt's wat2wasm, which make build
+// installs from Debian when it is missing) because hand-written text gives
+// exact control of every operation and its order: that is what lets the
+// SIMD path return the Go path's bits. The module imports the Go program's
+// linear memory ("go" "mem"), so it works on Go's slices in place; the Go
+// side declares its functions with //go:wasmimport (simd_wasm.go), and
+// static/kernels.js fills those imports before go.run, in the page and in
+// its workers. Without them the program cannot be instantiated, so every
+// host of a program that links this package uses kernels.js (go test
+// under Node does through testdata/exec_node.js; KVSCOPE_KERNELS=none
+// there keeps the Go path). The page's model facts and
+// window.kvscope.state().kernels name the path in use (model.KernelPath).
+//
+// The users are core/model's matrix-vector products (model.Matrix over
+// F32, Q8_0 and Q4_0 rows; other GGUF types run on their gguf.Codec in Go)
+// and FullCache's attention scores and weighted sums. The simulator's
+// reference attention (core/sim) and the compressed stores (core/store)
+// do not call it.
+package kernels
