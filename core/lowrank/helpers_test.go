@@ -1,9 +1,10 @@
 package lowrank
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kvscope/kvscope/core/quant"
 )
 
 // lowRankPlusNoise returns an n×d row-major matrix of exact rank k with
@@ -35,19 +36,7 @@ func lowRankPlusNoise(n, d, k int, noise float64, seed uint64) []float32 {
 // checkOrthonormal fails t unless the r×d rows are orthonormal within tol.
 func checkOrthonormal(t *testing.T, rows []float32, r, d int, tol float64) {
 	t.Helper()
-	for a := range r {
-		for b := range r {
-			var s float64
-			for j := range d {
-				s += float64(rows[a*d+j]) * float64(rows[b*d+j])
-			}
-			want := 0.0
-			if a == b {
-				want = 1
-			}
-			if math.Abs(s-want) > tol {
-				t.Fatalf("rows %d·%d = %g; want %g", a, b, s, want)
-			}
-		}
+	if a, b, s, found := quant.FirstNonOrthonormal(rows[:r*d], d, tol); found {
+		t.Fatalf("rows %d·%d = %g: not orthonormal within %g", a, b, s, tol)
 	}
 }

@@ -93,3 +93,28 @@ func Gaussian(seed uint64, m, d int) ([]float32, error) {
 // E[(s·q)·sign(s·k)] = √(2/π)·q·k/‖k‖, so with m such rows
 // q·k ≈ √(π/2)/m · ‖k‖ · Σ_i (S·q)_i·sign((S·k)_i), without bias over S.
 func QJLScale(m int) float64 { return math.Sqrt(math.Pi/2) / float64(m) }
+
+// FirstNonOrthonormal checks that the len(rows)/dim rows of rows (row-major,
+// dim values each) are orthonormal within tol: each pair's dot product, in
+// float64, within tol of 1 for a row with itself and of 0 otherwise. It
+// returns the first pair that is not (i ≤ j, rows in order) with its dot
+// product, and found false when every pair is. It costs O(rows²·dim).
+func FirstNonOrthonormal(rows []float32, dim int, tol float64) (i, j int, dot float64, found bool) {
+	n := len(rows) / dim
+	for i = range n {
+		for j = i; j < n; j++ {
+			dot = 0
+			for k := range dim {
+				dot += float64(rows[i*dim+k]) * float64(rows[j*dim+k])
+			}
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(dot-want) > tol {
+				return i, j, dot, true
+			}
+		}
+	}
+	return 0, 0, 0, false
+}

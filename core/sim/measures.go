@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
 	"math"
 	"slices"
 )
@@ -31,48 +34,30 @@ type Measure struct {
 	Title, Formula, Better, Meaning string
 }
 
-// Measures are the fidelity measures, in the order the page lists them.
-var Measures = []Measure{
-	{Key: "key_error", Label: "key error", Unit: "share", Perfect: 0, Table: true, Scale: 0.02,
-		Title:   "key error",
-		Formula: "‖K̂ − K‖ / ‖K‖: the stored keys K̂ of the tokens still cached against the exact keys K (Frobenius norms, averaged over KV heads)",
-		Better:  "Lower is better; 0% when keys are stored exactly",
-		Meaning: "How much storing keys in fewer bits (or low rank) bent them; eviction alone leaves it at 0%."},
-	{Key: "value_error", Label: "value error", Unit: "share", Perfect: 0, Table: true, Scale: 0.02,
-		Title:   "value error",
-		Formula: "‖V̂ − V‖ / ‖V‖ for the cached values, as for keys",
-		Better:  "Lower is better; 0% when values are stored exactly",
-		Meaning: "How much storage distorted the values that attention averages."},
-	{Key: "output_error", Label: "output error", Unit: "share", Perfect: 0, Chart: true, Table: true, Scale: 0.05,
-		Title:   "output error",
-		Formula: "‖o − ô‖ / ‖o‖: o is the newest query's attention output over the whole FP16 history, ô the same through the compressed cache",
-		Better:  "Lower is better",
-		Meaning: "The bottom line of one layer: how far what it passes on moved, from eviction and storage together."},
-	{Key: "mass", Label: "attention mass kept", Up: true, Unit: "share", Perfect: 1, Chart: true, Table: true, Scale: 1,
-		Title:   "attention mass kept",
-		Formula: "Σ over cached tokens of the full-history attention weight of the newest query, averaged over heads",
-		Better:  "Higher is better; 100% means no evicted token would have been attended to",
-		Meaning: "How much of what the query wanted to read is still in the cache."},
-	{Key: "kl", Label: "attention KL", Unit: "nats", Perfect: 0, Chart: true, Table: true, Scale: 0.05,
-		Title:   "attention KL (compressed ‖ full)",
-		Formula: "Σᵢ cᵢ·ln(cᵢ/fᵢ) over cached tokens i, in nats: c is the newest query's attention through the compressed cache, f its attention over the full history",
-		Better:  "Lower is better; 0 when the cache attends exactly as the full history does",
-		Meaning: "How differently one layer's attention is spread once tokens are gone or bent; it grows as the attention mass kept falls."},
-	{Key: "top1", Label: "top-1 agreement", Up: true, Unit: "share", Perfect: 1, Model: true, Chart: true, Scale: 1,
-		Title:   "top-1 agreement",
-		Formula: "share of decoded steps at which the full and the compressed cache pick the same most likely next token",
-		Better:  "Higher is better; 100% means greedy decoding writes the same text",
-		Meaning: "Whether compression changes the words, not just the probabilities."},
-	{Key: "next_kl", Label: "next-token KL", Unit: "nats", Perfect: 0, Model: true, Chart: true, Scale: 0.05,
-		Title:   "next-token KL (model output)",
-		Formula: "Σₜ P(t)·ln(P(t)/Q(t)) over the vocabulary, in nats: P is the model's next-token distribution with the full cache, Q with the compressed cache, both reading the same text",
-		Better:  "Lower is better; 0 when both caches predict alike",
-		Meaning: "How much the whole model's prediction changed: every layer's compression adds up here."},
-	{Key: "ppl", Label: "perplexity", Perfect: math.NaN(), PerfectKey: "ppl_full", Model: true, Chart: true, Scale: 1,
-		Title:   "perplexity",
-		Formula: "exp of the mean negative log-likelihood of the uncompressed cache's text, teacher-forced through the compressed cache",
-		Better:  "Lower is better; the uncompressed cache's own perplexity is the best it gets",
-		Meaning: "How surprised the model is by its own uncompressed text once its cache is compressed."},
+// Measures are the fidelity measures, in the order the page lists them,
+// read from measures.json: each one's fields under Measure's JSON names;
+// a measure whose perfect value depends on the run gives perfectKey
+// instead of perfect (Perfect is then NaN).
+var Measures = mustParseMeasures(measuresJSON)
+
+//go:embed measures.json
+var measuresJSON []byte
+
+// mustParseMeasures reads measures.json; it panics on a malformed file,
+// which every test of the package would report.
+func mustParseMeasures(b []byte) []Measure {
+	var ms []Measure
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&ms); err != nil {
+		panic("sim: measures.json: " + err.Error())
+	}
+	for i := range ms {
+		if ms[i].PerfectKey != "" {
+			ms[i].Perfect = math.NaN()
+		}
+	}
+	return ms
 }
 
 // FindMeasure returns the measure of the given key, false for none.

@@ -189,21 +189,12 @@ func validBasis(b []float32, dim int) error {
 			return fmt.Errorf("store: basis holds %g", v)
 		}
 	}
-	rank := len(b) / dim
-	for i := range rank {
-		for j := i; j < rank; j++ {
-			var d float64
-			for k := range dim {
-				d += float64(b[i*dim+k]) * float64(b[j*dim+k])
-			}
-			want := 0.0
-			if i == j {
-				want = 1
-			}
-			if math.Abs(d-want) > orthoTol {
-				return fmt.Errorf("store: basis rows %d and %d have dot product %.4g, want %g (rows must be orthonormal)", i, j, d, want)
-			}
+	if i, j, d, found := quant.FirstNonOrthonormal(b, dim, orthoTol); found {
+		want := 0.0
+		if i == j {
+			want = 1
 		}
+		return fmt.Errorf("store: basis rows %d and %d have dot product %.4g, want %g (rows must be orthonormal)", i, j, d, want)
 	}
 	return nil
 }
