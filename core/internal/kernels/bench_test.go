@@ -11,10 +11,14 @@ import (
 var benchShapes = []struct{ rows, cols int }{{576, 576}, {576, 1536}, {1536, 576}, {49152, 576}}
 
 // benchPaths are the paths to time: the exported functions (the SIMD path
-// when the module is attached) and the Go path directly.
-func benchPaths() []string {
+// when the module is attached; natively on amd64, for the F32 kernels, f32,
+// the assembly) and the Go path directly.
+func benchPaths(f32 bool) []string {
 	if simd128 {
 		return []string{"simd", "go"}
+	}
+	if f32 && sse2 {
+		return []string{"asm", "go"}
 	}
 	return []string{"go"}
 }
@@ -51,7 +55,7 @@ func benchBlocks(rows, cols, blockBytes int) []byte {
 func BenchmarkMatVecF32(b *testing.B) {
 	for _, sh := range benchShapes {
 		w, x, dst := benchFloats(sh.rows*sh.cols, 1), benchFloats(sh.cols, 2), make([]float32, sh.rows)
-		for _, path := range benchPaths() {
+		for _, path := range benchPaths(true) {
 			f := MatVecF32
 			if path == "go" {
 				f = matVecF32Go
@@ -71,7 +75,7 @@ func BenchmarkMatVecF32(b *testing.B) {
 func BenchmarkMatMatF32(b *testing.B) {
 	const rows, cols, count = 1536, 576, 64
 	w, x, dst := benchFloats(rows*cols, 1), benchFloats(count*cols, 2), make([]float32, count*rows)
-	for _, path := range benchPaths() {
+	for _, path := range benchPaths(true) {
 		f := MatMatF32
 		if path == "go" {
 			f = matMatF32Go
@@ -96,7 +100,7 @@ func BenchmarkMatVecQ4_0(b *testing.B) {
 func benchQuant(b *testing.B, blockBytes int, exported, goPath func([]float32, []byte, []float32)) {
 	for _, sh := range benchShapes {
 		blocks, x, dst := benchBlocks(sh.rows, sh.cols, blockBytes), benchFloats(sh.cols, 2), make([]float32, sh.rows)
-		for _, path := range benchPaths() {
+		for _, path := range benchPaths(false) {
 			f := exported
 			if path == "go" {
 				f = goPath
@@ -117,7 +121,7 @@ const benchCtx, benchHead, benchStride = 512, 64, 192
 
 func BenchmarkScoresF32(b *testing.B) {
 	q, keys, att := benchFloats(benchHead, 1), benchFloats(benchCtx*benchStride, 2), make([]float32, benchCtx)
-	for _, path := range benchPaths() {
+	for _, path := range benchPaths(true) {
 		f := ScoresF32
 		if path == "go" {
 			f = scoresGo
@@ -133,7 +137,7 @@ func BenchmarkScoresF32(b *testing.B) {
 
 func BenchmarkWeightedSumF32(b *testing.B) {
 	att, vals, out := benchFloats(benchCtx, 1), benchFloats(benchCtx*benchStride, 2), make([]float32, benchHead)
-	for _, path := range benchPaths() {
+	for _, path := range benchPaths(false) {
 		f := WeightedSumF32
 		if path == "go" {
 			f = weightedSumGo

@@ -1,6 +1,6 @@
 // Package kernels holds the forward pass's inner loops — dot products,
 // matrix-vector products over float32 rows and over raw GGUF Q8_0 and Q4_0
-// blocks, attention scores and weighted sums — on two paths that compute the
+// blocks, attention scores and weighted sums — on paths that compute the
 // same bits:
 //
 //   - "wasm simd128": a WebAssembly SIMD module (kernels.wat, assembled to
@@ -8,21 +8,25 @@
 //     memory. Go's WebAssembly port emits no SIMD instructions, so this path
 //     exists only under GOOS=js GOARCH=wasm, and only when the host gave the
 //     module to the Go program's imports (static/kernels.js does).
-//   - "go": plain Go (fallback.go), used natively and whenever the module is
-//     absent.
+//   - "amd64 sse2": natively on amd64, the F32 kernels (DotF32, MatVecF32,
+//     MatMatF32, ScoresF32) in SSE2 assembly (dot_amd64.s), the others in
+//     Go. The build tag purego leaves it out.
+//   - "go": plain Go (fallback.go), used on other ports and whenever the
+//     module is absent.
 //
-// Both paths follow one summation order per function, stated in each doc
+// The paths follow one summation order per function, stated in each doc
 // comment, with every product and sum rounded to float32 (no fused
 // multiply-add), so their results are equal bit for bit, not merely close:
-// a page on either path decodes the same tokens. The F32 row order sums
-// each row in eight independent lanes, two f32x4 sums in the module and
-// eight scalar sums in Go, so neither path is bound by the latency of one
-// running sum, and a row's result never depends on how rows are grouped.
+// a page on any path decodes the same tokens. The F32 row order sums each
+// row in eight independent lanes, two f32x4 sums in the module, two XMM
+// registers in the assembly and eight scalar sums in Go, so no path is
+// bound by the latency of one running sum, and a row's result never
+// depends on how rows are grouped.
 //
 // Preconditions on lengths are checked before any memory is touched (the
-// SIMD path reads Go memory through raw addresses); a violation is a
-// programming error and panics, as an out-of-range slice index would. The
-// functions allocate nothing. dst and out must not overlap the inputs.
+// SIMD and assembly paths read memory through raw addresses); a violation
+// is a programming error and panics, as an out-of-range slice index would.
+// The functions allocate nothing. dst and out must not overlap the inputs.
 //
 // # Why hand-written WebAssembly
 //

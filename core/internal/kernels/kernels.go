@@ -13,10 +13,14 @@ const (
 	BlockBytesQ4_0 = 18
 )
 
-// Path names the implementation the kernels run on: "wasm simd128" or "go".
+// Path names the implementation the kernels run on: "wasm simd128", "amd64
+// sse2" (the F32 kernels in assembly, the others in Go) or "go".
 func Path() string {
 	if simd128 {
 		return "wasm simd128"
+	}
+	if sse2 {
+		return "amd64 sse2"
 	}
 	return "go"
 }
@@ -37,6 +41,9 @@ func DotF32(a, b []float32) float32 {
 	if simd128 {
 		return simdDotF32(a, b)
 	}
+	if sse2 {
+		return sse2DotF32(a, b)
+	}
 	return dotGo(a, b)
 }
 
@@ -56,6 +63,10 @@ func MatVecF32(dst, w, x []float32) {
 	}
 	if simd128 {
 		simdMatVecF32(dst, w, x)
+		return
+	}
+	if sse2 {
+		sse2MatVecF32(dst, w, x)
 		return
 	}
 	matVecF32Go(dst, w, x)
@@ -84,6 +95,10 @@ func MatMatF32(dst, w, x []float32, rows, cols, stride int) {
 	checkStrided("MatMatF32", count, rows, len(dst), stride)
 	if simd128 {
 		simdMatMatF32(dst, w, x, rows, cols, stride)
+		return
+	}
+	if sse2 {
+		sse2MatMatF32(dst, w, x, rows, cols, stride)
 		return
 	}
 	matMatF32Go(dst, w, x, rows, cols, stride)
@@ -145,6 +160,10 @@ func ScoresF32(att, q, keys []float32, stride int) {
 	}
 	if simd128 {
 		simdScoresF32(att, q, keys, stride)
+		return
+	}
+	if sse2 {
+		sse2ScoresF32(att, q, keys, stride)
 		return
 	}
 	scoresGo(att, q, keys, stride)

@@ -1,0 +1,173 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// dotsSSE2 is dotsGo in SSE2 (dot_amd64.go): DotF32's row order with the
+// eight lanes of a row in two XMM sums, lanes 0..3 in lo and 4..7 in hi.
+// Every product is rounded by MULPS (or MULSS) before ADDPS (or ADDSS)
+// adds it: two instructions, never a fused multiply-add. Loads are
+// unaligned (MOVUPS, MOVSS): SSE arithmetic never takes a 16-byte memory
+// operand here, which would demand alignment.
+
+// REDUCE leaves s = ((a0+a4) + (a2+a6)) + ((a1+a5) + (a3+a7)) in lane 0
+// of lo, from lo = (a0, a1, a2, a3) and hi = (a4, a5, a6, a7), t being
+// scratch: b = (a0+a4, a1+a5, a2+a6, a3+a7) by ADDPS, (b0+b2, b1+b3) by
+// MOVHLPS and ADDPS, lane 1 moved to lane 0 by SHUFPS, then one ADDSS.
+// Lanes 1..3 of lo end as garbage.
+#define REDUCE(lo, hi, t) \
+	ADDPS   hi, lo      \
+	MOVHLPS lo, t       \
+	ADDPS   t, lo       \
+	MOVAPS  lo, t       \
+	SHUFPS  $0x55, t, t \
+	ADDSS   t, lo
+
+// PROD4 adds the four products of row r's values at byte offset off from
+// column R12 and x4 to acc, through t.
+#define PROD4(r, off, x4, t, acc) \
+	MOVUPS off(r)(R12*4), t \
+	MULPS  x4, t           \
+	ADDPS  t, acc
+
+// func dotsSSE2(dst, x, rows *float32, count, n, stride int)
+//
+// dst[t] = dotGo(rows[t·stride:][:n], x[:n]) for t below count: four rows
+// at a time, sharing each load of x, eight sums in X2..X9; the last
+// count mod 4 rows one at a time in X2, X3.
+TEXT ·dotsSSE2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ rows+16(FP), DX
+	MOVQ count+24(FP), CX
+	MOVQ n+32(FP), R8
+	MOVQ stride+40(FP), R9
+	SHLQ $2, R9              // stride in bytes
+	MOVQ R8, R10
+	ANDQ $-8, R10            // columns in whole chunks of eight
+
+	CMPQ CX, $4
+	JLT  one
+
+four:
+	LEAQ  (DX)(R9*1), AX     // rows 1, 2, 3
+	LEAQ  (DX)(R9*2), BX
+	LEAQ  (AX)(R9*2), R11
+	XORPS X2, X2             // row 0: lo X2, hi X3; row 1: X4, X5; ...
+	XORPS X3, X3
+	XORPS X4, X4
+	XORPS X5, X5
+	XORPS X6, X6
+	XORPS X7, X7
+	XORPS X8, X8
+	XORPS X9, X9
+	XORQ  R12, R12           // j
+	CMPQ  R10, $0
+	JEQ   four4
+
+four8:
+	MOVUPS (SI)(R12*4), X0
+	MOVUPS 16(SI)(R12*4), X1
+	PROD4(DX, 0, X0, X10, X2)
+	PROD4(DX, 16, X1, X11, X3)
+	PROD4(AX, 0, X0, X12, X4)
+	PROD4(AX, 16, X1, X13, X5)
+	PROD4(BX, 0, X0, X14, X6)
+	PROD4(BX, 16, X1, X15, X7)
+	PROD4(R11, 0, X0, X10, X8)
+	PROD4(R11, 16, X1, X11, X9)
+	ADDQ   $8, R12
+	CMPQ   R12, R10
+	JLT    four8
+
+four4:
+	TESTQ  $4, R8
+	JEQ    fourreduce
+	MOVUPS (SI)(R12*4), X0
+	PROD4(DX, 0, X0, X10, X2)
+	PROD4(AX, 0, X0, X11, X4)
+	PROD4(BX, 0, X0, X12, X6)
+	PROD4(R11, 0, X0, X13, X8)
+	ADDQ   $4, R12
+
+fourreduce:
+	REDUCE(X2, X3, X10)
+	REDUCE(X4, X5, X11)
+	REDUCE(X6, X7, X12)
+	REDUCE(X8, X9, X13)
+
+fourtail:
+	CMPQ  R12, R8
+	JGE   fourstore
+	MOVSS (SI)(R12*4), X0
+	MOVSS (DX)(R12*4), X10
+	MULSS X0, X10
+	ADDSS X10, X2
+	MOVSS (AX)(R12*4), X11
+	MULSS X0, X11
+	ADDSS X11, X4
+	MOVSS (BX)(R12*4), X12
+	MULSS X0, X12
+	ADDSS X12, X6
+	MOVSS (R11)(R12*4), X13
+	MULSS X0, X13
+	ADDSS X13, X8
+	INCQ  R12
+	JMP   fourtail
+
+fourstore:
+	MOVSS X2, (DI)
+	MOVSS X4, 4(DI)
+	MOVSS X6, 8(DI)
+	MOVSS X8, 12(DI)
+	ADDQ  $16, DI
+	LEAQ  (DX)(R9*4), DX
+	SUBQ  $4, CX
+	CMPQ  CX, $4
+	JGE   four
+
+one:
+	CMPQ  CX, $0
+	JEQ   done
+	XORPS X2, X2
+	XORPS X3, X3
+	XORQ  R12, R12
+	CMPQ  R10, $0
+	JEQ   one4
+
+one8:
+	MOVUPS (SI)(R12*4), X0
+	MOVUPS 16(SI)(R12*4), X1
+	PROD4(DX, 0, X0, X10, X2)
+	PROD4(DX, 16, X1, X11, X3)
+	ADDQ   $8, R12
+	CMPQ   R12, R10
+	JLT    one8
+
+one4:
+	TESTQ  $4, R8
+	JEQ    onereduce
+	MOVUPS (SI)(R12*4), X0
+	PROD4(DX, 0, X0, X10, X2)
+	ADDQ   $4, R12
+
+onereduce:
+	REDUCE(X2, X3, X10)
+
+onetail:
+	CMPQ  R12, R8
+	JGE   onestore
+	MOVSS (DX)(R12*4), X10
+	MULSS (SI)(R12*4), X10
+	ADDSS X10, X2
+	INCQ  R12
+	JMP   onetail
+
+onestore:
+	MOVSS X2, (DI)
+	ADDQ  $4, DI
+	ADDQ  R9, DX
+	DECQ  CX
+	JMP   one
+
+done:
+	RET
