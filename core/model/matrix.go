@@ -60,7 +60,8 @@ func (m *Matrix) sharesWith(o *Matrix) bool {
 
 // KernelPath names the path the matrix and attention kernels run on:
 // "wasm simd128" when the page wired kvscope's WebAssembly SIMD module in
-// (static/kernels.js), else "go" and why.
+// (static/kernels.js), "amd64 sse2" natively on amd64 (the F32 kernels in
+// assembly, the others in Go), else "go".
 func KernelPath() string { return kernels.Path() }
 
 // MulVec sets dst[i] = Σ_j m[i][j]·x[j] for the first len(dst) ≤ Rows
