@@ -198,3 +198,78 @@ func checkStrided(name string, count, n, have, stride int) {
 		panic(fmt.Sprintf("kernels: %s: %d values < %d for %d rows of %d, stride %d", name, have, (count-1)*stride+n, count, n, stride))
 	}
 }
+
+// The K-quants' super-blocks: 256 values of a row in BlockBytesQ4_K or
+// BlockBytesQ6_K bytes, as ggml's block_q4_K and block_q6_K.
+//
+//   - Q4_K: half-precision d and dmin, 12 bytes packing eight 6-bit scales
+//     sc_j and mins m_j (ggml's get_scale_min_k4), then 128 bytes whose
+//     run c of 32 holds sub-block 2c's quants in its low nibbles and
+//     sub-block 2c+1's in its high ones; value d·sc_j·q − dmin·m_j.
+//   - Q6_K: ql[128], qh[64], 16 int8 scales, half-precision d at byte 208;
+//     sixteen sub-blocks g of 16 values, value d·sc_g·(q − 32) with q's
+//     low four bits in ql and high two in qh as dequantize_row_q6_K reads
+//     them.
+const (
+	KBlockValues   = 256
+	BlockBytesQ4_K = 144
+	BlockBytesQ6_K = 210
+)
+
+// stackSums is the most sub-block sums MatVecQ4_K keeps on the stack (rows
+// of up to 32,768 values); longer rows allocate theirs.
+const stackSums = 1024
+
+// MatVecQ4_K sets dst[i] to row i of a Q4_K matrix times x. blocks holds
+// at least len(dst) rows of len(x)/256 blocks of BlockBytesQ4_K bytes;
+// len(x) must be a multiple of 256. With xs_k = Σ x[32k:32k+32] (computed
+// once per call, in Go, for both paths), the order per row: four lane sums
+// c_l from +0; per block, v_l from +0; per sub-block j = 0..7, a_l from
+// +0, a_l += q[4k+l]·x[32j+4k+l] for k = 0..7 (x relative to the block),
+// then v_l += sc_j·a_l; t_l = m_l·xs_l + m_{l+4}·xs_{l+4} (the block's
+// sums); c_l += d·v_l − dmin·t_l. Finally s = (c0+c1) + (c2+c3).
+func MatVecQ4_K(dst []float32, blocks []byte, x []float32) {
+	checkK("MatVecQ4_K", len(dst), len(blocks), len(x), BlockBytesQ4_K)
+	if len(dst) == 0 {
+		return
+	}
+	var buf [stackSums]float32
+	var xs []float32
+	if k := len(x) / BlockValues; k <= len(buf) {
+		xs = buf[:k]
+	} else {
+		xs = make([]float32, k)
+	}
+	blockSums(xs, x)
+	if simd128 {
+		simdMatVecQ4_K(dst, blocks, x, xs)
+		return
+	}
+	matVecQ4_KGo(dst, blocks, x, xs)
+}
+
+// MatVecQ6_K sets dst[i] to row i of a Q6_K matrix times x, blocks and x
+// as MatVecQ4_K's with blocks of BlockBytesQ6_K bytes. Order per row: four
+// lane sums c_l from +0; per block, v_l from +0; per sub-block g = 0..15,
+// a_l from +0, a_l += q[4k+l]·x[16g+4k+l] for k = 0..3, then
+// v_l += sc_g·a_l; c_l += d·v_l. Finally s = (c0+c1) + (c2+c3).
+func MatVecQ6_K(dst []float32, blocks []byte, x []float32) {
+	checkK("MatVecQ6_K", len(dst), len(blocks), len(x), BlockBytesQ6_K)
+	if len(dst) == 0 {
+		return
+	}
+	if simd128 {
+		simdMatVecQ6_K(dst, blocks, x)
+		return
+	}
+	matVecQ6_KGo(dst, blocks, x)
+}
+
+func checkK(name string, rows, nbytes, n, blockBytes int) {
+	if n%KBlockValues != 0 {
+		panic(fmt.Sprintf("kernels: %s: len(x) = %d is not a multiple of %d", name, n, KBlockValues))
+	}
+	if need := rows * (n / KBlockValues) * blockBytes; nbytes < need {
+		panic(fmt.Sprintf("kernels: %s: %d bytes of blocks < %d for %d rows × %d", name, nbytes, need, rows, n))
+	}
+}

@@ -1,0 +1,149 @@
+package kernels
+
+import "encoding/binary"
+
+// The Go path of the K-quant kernels, step for step as kernels.wat's
+// matvec_q4_k and matvec_q6_k (see MatVecQ4_K and MatVecQ6_K for the
+// order). Quants become float32 through tables, which is faster in Go than
+// an integer conversion and gives the same exact values.
+
+var (
+	nibLo, nibHi [256]float32 // the low and high nibble of a byte
+	m32          [64]float32  // float32(b − 32), Q6_K's quants
+)
+
+func init() {
+	for b := range 256 {
+		nibLo[b], nibHi[b] = float32(b&15), float32(b>>4)
+	}
+	for b := range 64 {
+		m32[b] = float32(b - 32)
+	}
+}
+
+// blockSums sets xs[k] = Σ x[32k:32k+32] for the len(xs) sub-blocks: four
+// lane sums a_l += x[4i+l], then (a0+a1) + (a2+a3). Both paths take these
+// sums from this Go code, so their order is this function's alone.
+func blockSums(xs, x []float32) {
+	for k := range xs {
+		xb := (*[32]float32)(x[32*k:])
+		var a0, a1, a2, a3 float32
+		for i := 0; i < 32; i += 4 {
+			a0 += xb[i]
+			a1 += xb[i+1]
+			a2 += xb[i+2]
+			a3 += xb[i+3]
+		}
+		xs[k] = (a0 + a1) + (a2 + a3)
+	}
+}
+
+// scalesMinsQ4_K sets sc[j], mn[j] to the 6-bit scale and min of
+// sub-block j packed in a Q4_K block's 12 scale bytes (ggml's
+// get_scale_min_k4).
+func scalesMinsQ4_K(q *[12]byte, sc, mn *[8]float32) {
+	for j := range 4 {
+		sc[j] = float32(q[j] & 63)
+		mn[j] = float32(q[j+4] & 63)
+		sc[j+4] = float32(q[j+8]&15 | q[j]>>6<<4)
+		mn[j+4] = float32(q[j+8]>>4 | q[j+4]>>6<<4)
+	}
+}
+
+func matVecQ4_KGo(dst []float32, blocks []byte, x, xs []float32) {
+	nb := len(x) / KBlockValues
+	rb := nb * BlockBytesQ4_K
+	for i := range dst {
+		row := blocks[i*rb : (i+1)*rb]
+		var c0, c1, c2, c3 float32
+		for b := range nb {
+			blk := (*[BlockBytesQ4_K]byte)(row[b*BlockBytesQ4_K:])
+			xb := (*[KBlockValues]float32)(x[b*KBlockValues:])
+			xsb := (*[8]float32)(xs[b*8:])
+			var sc, mn [8]float32
+			scalesMinsQ4_K((*[12]byte)(blk[4:16]), &sc, &mn)
+			var v0, v1, v2, v3 float32
+			for j := range 8 {
+				q := (*[32]byte)(blk[16+32*(j/2):])
+				t := &nibLo
+				if j&1 == 1 {
+					t = &nibHi
+				}
+				xj := (*[32]float32)(xb[32*j:])
+				var a0, a1, a2, a3 float32
+				for k := 0; k < 32; k += 4 {
+					a0 += float32(t[q[k]] * xj[k])
+					a1 += float32(t[q[k+1]] * xj[k+1])
+					a2 += float32(t[q[k+2]] * xj[k+2])
+					a3 += float32(t[q[k+3]] * xj[k+3])
+				}
+				s := sc[j]
+				v0 += float32(s * a0)
+				v1 += float32(s * a1)
+				v2 += float32(s * a2)
+				v3 += float32(s * a3)
+			}
+			d, dmin := f16(binary.LittleEndian.Uint16(blk[0:])), f16(binary.LittleEndian.Uint16(blk[2:]))
+			t0 := float32(mn[0]*xsb[0]) + float32(mn[4]*xsb[4])
+			t1 := float32(mn[1]*xsb[1]) + float32(mn[5]*xsb[5])
+			t2 := float32(mn[2]*xsb[2]) + float32(mn[6]*xsb[6])
+			t3 := float32(mn[3]*xsb[3]) + float32(mn[7]*xsb[7])
+			c0 += float32(d*v0) - float32(dmin*t0)
+			c1 += float32(d*v1) - float32(dmin*t1)
+			c2 += float32(d*v2) - float32(dmin*t2)
+			c3 += float32(d*v3) - float32(dmin*t3)
+		}
+		dst[i] = (c0 + c1) + (c2 + c3)
+	}
+}
+
+const (
+	lowNibbles = 0x0f0f0f0f0f0f0f0f
+	lowPairs   = 0x0303030303030303
+)
+
+func matVecQ6_KGo(dst []float32, blocks []byte, x []float32) {
+	nb := len(x) / KBlockValues
+	rb := nb * BlockBytesQ6_K
+	var q [128]byte // a half's quants plus 32, in value order
+	for i := range dst {
+		row := blocks[i*rb : (i+1)*rb]
+		var c0, c1, c2, c3 float32
+		for b := range nb {
+			blk := (*[BlockBytesQ6_K]byte)(row[b*BlockBytesQ6_K:])
+			var v0, v1, v2, v3 float32
+			for h := range 2 {
+				ql, qh := blk[64*h:64*h+64], blk[128+32*h:128+32*h+32]
+				for l := 0; l < 32; l += 8 {
+					w0, w1, hb := binary.LittleEndian.Uint64(ql[l:]), binary.LittleEndian.Uint64(ql[l+32:]), binary.LittleEndian.Uint64(qh[l:])
+					binary.LittleEndian.PutUint64(q[l:], w0&lowNibbles|hb&lowPairs<<4)
+					binary.LittleEndian.PutUint64(q[l+32:], w1&lowNibbles|hb>>2&lowPairs<<4)
+					binary.LittleEndian.PutUint64(q[l+64:], w0>>4&lowNibbles|hb>>4&lowPairs<<4)
+					binary.LittleEndian.PutUint64(q[l+96:], w1>>4&lowNibbles|hb>>6&lowPairs<<4)
+				}
+				xh := x[b*KBlockValues+128*h:]
+				for g := range 8 {
+					qg, xg := (*[16]byte)(q[16*g:]), (*[16]float32)(xh[16*g:])
+					var a0, a1, a2, a3 float32
+					for k := 0; k < 16; k += 4 {
+						a0 += float32(m32[qg[k]&63] * xg[k])
+						a1 += float32(m32[qg[k+1]&63] * xg[k+1])
+						a2 += float32(m32[qg[k+2]&63] * xg[k+2])
+						a3 += float32(m32[qg[k+3]&63] * xg[k+3])
+					}
+					s := float32(int8(blk[192+8*h+g]))
+					v0 += float32(s * a0)
+					v1 += float32(s * a1)
+					v2 += float32(s * a2)
+					v3 += float32(s * a3)
+				}
+			}
+			d := f16(binary.LittleEndian.Uint16(blk[208:]))
+			c0 += float32(d * v0)
+			c1 += float32(d * v1)
+			c2 += float32(d * v2)
+			c3 += float32(d * v3)
+		}
+		dst[i] = (c0 + c1) + (c2 + c3)
+	}
+}

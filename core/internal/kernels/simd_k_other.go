@@ -1,0 +1,6 @@
+//go:build !(js && wasm)
+
+package kernels
+
+func simdMatVecQ4_K(dst []float32, blocks []byte, x, xs []float32) { panic("unreachable") }
+func simdMatVecQ6_K(dst []float32, blocks []byte, x []float32)     { panic("unreachable") }

@@ -1,0 +1,23 @@
+//go:build js && wasm
+
+package kernels
+
+import "unsafe"
+
+// The K-quant kernels of kernels.wat (see simd_wasm.go).
+
+//go:wasmimport kvscope_kernels matvec_q4_k
+//go:noescape
+func wasmMatVecQ4_K(dst, blocks, x, xs unsafe.Pointer, rows, n int32)
+
+//go:wasmimport kvscope_kernels matvec_q6_k
+//go:noescape
+func wasmMatVecQ6_K(dst, blocks, x unsafe.Pointer, rows, n int32)
+
+func simdMatVecQ4_K(dst []float32, blocks []byte, x, xs []float32) {
+	wasmMatVecQ4_K(ptr(dst), ptr(blocks), ptr(x), ptr(xs), int32(len(dst)), int32(len(x)))
+}
+
+func simdMatVecQ6_K(dst []float32, blocks []byte, x []float32) {
+	wasmMatVecQ6_K(ptr(dst), ptr(blocks), ptr(x), int32(len(dst)), int32(len(x)))
+}
