@@ -10,26 +10,37 @@ import (
 	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
 
-// BenchmarkShapesK decodes one token per iteration with K-quant matrices,
-// as the page's Q4_K_M suggestions hold them: Llama-3.2-1B's and
-// TinyLlama-1.1B's widths (2048, feed-forward 8192 and 5632), four
-// layers and a 32,000-token vocabulary to keep the file small, Q4_K
-// matrices and a Q6_K tied embedding, kept quantized, an uncompressed
-// cache, 64 tokens of history. It reports tokens/s and, from the shape,
-// the multiply-adds per second of the matrices. The file is synthesized
-// once into $TMPDIR/kvscope-shapes (bench.Path); run it with
-// -bench=ShapesK -benchtime=10x, under wasm as make bench-kernels runs.
+// BenchmarkShapesK decodes one token per iteration with the matrices of
+// the page's Q4_K_M suggestions: Llama-3.2-1B's and TinyLlama-1.1B's
+// widths (2048, feed-forward 8192 and 5632) with Q4_K matrices and a Q6_K
+// tied embedding, Qwen2.5-0.5B's (896, 4864) with Q5_0 and Q8_0; four
+// layers and a 32,000-token vocabulary to keep the files small. The
+// matrices are kept quantized, the cache uncompressed, with 64 tokens of
+// history. It reports tokens/s and, from the shape, the multiply-adds per
+// second of the matrices. Each file is synthesized once into
+// $TMPDIR/kvscope-shapes (bench.Path: a minute or two natively, so run
+// it natively first); run it with -bench=ShapesK -benchtime=10x, under
+// wasm as make bench-kernels runs.
 func BenchmarkShapesK(b *testing.B) {
 	l32 := ggufwrite.Llama32_1B
 	l32.Layers, l32.Vocab, l32.Context, l32.EmbedStd = 4, 32000, 2048, 0.09
 	tiny := ggufwrite.LlamaSpec{Arch: "llama", Dim: 2048, Layers: 4, Heads: 32, KVHeads: 4, Hidden: 5632, Vocab: 32000, Context: 2048,
 		NormEps: 1e-5, RopeBase: 10000, Version: 3, EmbedStd: 0.09}
+	qwen := ggufwrite.Qwen25_05B
+	qwen.Layers, qwen.Vocab, qwen.Context, qwen.EmbedStd = 4, 32000, 2048, 0.13
 	for _, s := range []struct {
-		name string
-		spec ggufwrite.LlamaSpec
-	}{{"Llama-3.2-1B-4L", l32}, {"TinyLlama-1.1B-4L", tiny}} {
-		s.spec.Type, s.spec.EmbedType = gguf.TypeQ4_K, gguf.TypeQ6_K
-		b.Run(s.name+"/Q4_K", func(b *testing.B) {
+		name       string
+		spec       ggufwrite.LlamaSpec
+		typ, embed gguf.TensorType
+	}{
+		{"Llama-3.2-1B-4L/Q4_K", l32, gguf.TypeQ4_K, gguf.TypeQ6_K},
+		{"TinyLlama-1.1B-4L/Q4_K", tiny, gguf.TypeQ4_K, gguf.TypeQ6_K},
+		// Qwen2.5-0.5B's Q4_K_M file is mostly Q5_0 (its 896 columns are
+		// no multiple of 256) with a Q8_0 embedding.
+		{"Qwen2.5-0.5B-4L/Q5_0", qwen, gguf.TypeQ5_0, gguf.TypeQ8_0},
+	} {
+		s.spec.Type, s.spec.EmbedType = s.typ, s.embed
+		b.Run(s.name, func(b *testing.B) {
 			path, err := bench.Path(s.spec)
 			if err != nil {
 				b.Fatal(err)

@@ -2,14 +2,17 @@ package kernels
 
 import "encoding/binary"
 
-// The Go path of the K-quant kernels, step for step as kernels.wat's
-// matvec_q4_k and matvec_q6_k (see MatVecQ4_K and MatVecQ6_K for the
-// order). Quants become float32 through tables, which is faster in Go than
-// an integer conversion and gives the same exact values.
+// The Go path of the K-quant and Q5_0 kernels, step for step as
+// kernels.wat's matvec_q4_k, matvec_q6_k and matvec_q5_0 (see MatVecQ4_K,
+// MatVecQ6_K and MatVecQ5_0 for the order). Quants become float32
+// through tables, which is faster in Go than an integer conversion and
+// gives the same exact values.
 
 var (
 	nibLo, nibHi [256]float32 // the low and high nibble of a byte
 	m32          [64]float32  // float32(b − 32), Q6_K's quants
+	m16          [32]float32  // float32(b − 16), Q5_0's quants
+	spread       [256]uint64  // byte i of spread[b] is bit i of b
 )
 
 func init() {
@@ -18,6 +21,14 @@ func init() {
 	}
 	for b := range 64 {
 		m32[b] = float32(b - 32)
+	}
+	for b := range 32 {
+		m16[b] = float32(b - 16)
+	}
+	for b := range 256 {
+		for i := range 8 {
+			spread[b] |= uint64(b>>i&1) << (8 * i)
+		}
 	}
 }
 
@@ -145,5 +156,36 @@ func matVecQ6_KGo(dst []float32, blocks []byte, x []float32) {
 			c3 += float32(d * v3)
 		}
 		dst[i] = (c0 + c1) + (c2 + c3)
+	}
+}
+
+// matVecQ5_0Go follows MatVecQ8_0's order with Q5_0's quants, unpacked
+// eight at a time into bytes q+16.
+func matVecQ5_0Go(dst []float32, blocks []byte, x []float32) {
+	nb := len(x) / BlockValues
+	rb := nb * BlockBytesQ5_0
+	var q [32]byte
+	for i := range dst {
+		row := blocks[i*rb : (i+1)*rb]
+		var s float32
+		for b := range nb {
+			blk := (*[BlockBytesQ5_0]byte)(row[b*BlockBytesQ5_0:])
+			xb := (*[32]float32)(x[b*32:])
+			qh := binary.LittleEndian.Uint32(blk[2:])
+			w0, w1 := binary.LittleEndian.Uint64(blk[6:]), binary.LittleEndian.Uint64(blk[14:])
+			binary.LittleEndian.PutUint64(q[0:], w0&lowNibbles|spread[qh&0xff]<<4)
+			binary.LittleEndian.PutUint64(q[8:], w1&lowNibbles|spread[qh>>8&0xff]<<4)
+			binary.LittleEndian.PutUint64(q[16:], w0>>4&lowNibbles|spread[qh>>16&0xff]<<4)
+			binary.LittleEndian.PutUint64(q[24:], w1>>4&lowNibbles|spread[qh>>24]<<4)
+			var a0, a1, a2, a3 float32
+			for j := 0; j < 32; j += 4 {
+				a0 += float32(m16[q[j]&31] * xb[j])
+				a1 += float32(m16[q[j+1]&31] * xb[j+1])
+				a2 += float32(m16[q[j+2]&31] * xb[j+2])
+				a3 += float32(m16[q[j+3]&31] * xb[j+3])
+			}
+			s += float32(f16(binary.LittleEndian.Uint16(blk[0:])) * ((a0 + a1) + (a2 + a3)))
+		}
+		dst[i] = s
 	}
 }

@@ -273,3 +273,24 @@ func checkK(name string, rows, nbytes, n, blockBytes int) {
 		panic(fmt.Sprintf("kernels: %s: %d bytes of blocks < %d for %d rows × %d", name, nbytes, need, rows, n))
 	}
 }
+
+// BlockBytesQ5_0 is the size of a Q5_0 block of 32 values: a
+// half-precision scale d, a little-endian 32-bit word qh, then 16 bytes,
+// byte j holding quant j's low four bits in its low nibble and quant
+// j+16's in its high one; quant j's fifth bit is bit j of qh. Value
+// d·(q−16).
+const BlockBytesQ5_0 = 22
+
+// MatVecQ5_0 is MatVecQ8_0 over Q5_0 blocks of BlockBytesQ5_0 bytes, with
+// q the block's 32 five-bit quants minus 16, in the same order.
+func MatVecQ5_0(dst []float32, blocks []byte, x []float32) {
+	checkQuant("MatVecQ5_0", len(dst), len(blocks), len(x), BlockBytesQ5_0)
+	if len(dst) == 0 {
+		return
+	}
+	if simd128 {
+		simdMatVecQ5_0(dst, blocks, x)
+		return
+	}
+	matVecQ5_0Go(dst, blocks, x)
+}

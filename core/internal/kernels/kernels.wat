@@ -984,4 +984,89 @@
           (f32.add (f32x4.extract_lane 0 (local.get $c)) (f32x4.extract_lane 2 (local.get $c))))
         (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
         (br $rows))))
+
+  ;; ---- Q5_0 ----
+
+  ;; matvec_q5_0 is $matvec_q over Q5_0 blocks of 22 bytes (fp16 d, a
+  ;; little-endian 32-bit word qh, 16 bytes whose low nibbles are quants
+  ;; 0..15 and high nibbles 16..31; quant j's fifth bit is bit j of qh; the
+  ;; value d·(q − 16)), in $matvec_q's order: per row, s from +0; per
+  ;; block, four lane sums from +0, a_l += q[4k+l]·x[4k+l] for k = 0..7,
+  ;; then s += d·((a0 + a1) + (a2 + a3)).
+  (func (export "matvec_q5_0") (param $dst i32) (param $p i32) (param $x i32) (param $rows i32) (param $n i32)
+    (local $xe i32) (local $xp i32) (local $last i32) (local $h i32) (local $m i32)
+    (local $a v128) (local $lo v128) (local $hi v128) (local $v v128) (local $qh v128) (local $d f32) (local $s f32)
+    (local.set $xe (i32.add (local.get $x) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $last (i32.add (local.get $dst) (i32.shl (local.get $rows) (i32.const 2))))
+    (block $rows_done
+      (loop $rows
+        (br_if $rows_done (i32.ge_u (local.get $dst) (local.get $last)))
+        (local.set $s (f32.const 0))
+        (local.set $xp (local.get $x))
+        (block $blocks_done
+          (loop $blocks
+            (br_if $blocks_done (i32.ge_u (local.get $xp) (local.get $xe)))
+            (local.set $h (i32.load16_u (local.get $p)))
+            (local.set $m (i32.shl (i32.and (local.get $h) (i32.const 0x7fff)) (i32.const 13)))
+            (local.set $d (f32.copysign
+              (if (result f32) (i32.eq (i32.and (local.get $h) (i32.const 0x7c00)) (i32.const 0x7c00))
+                (then (f32.reinterpret_i32 (i32.or (local.get $m) (i32.const 0x7f800000))))
+                (else (f32.mul (f32.reinterpret_i32 (local.get $m)) (f32.const 0x1p112))))
+              (f32.reinterpret_i32 (i32.shl (local.get $h) (i32.const 16)))))
+            ;; qh's bits as bytes 16 or 0: byte j of lo (hi) takes byte j/8
+            ;; (2 + j/8) of qh, keeps bit j%8 and compares.
+            (local.set $qh (v128.load32_splat offset=2 (local.get $p)))
+            (local.set $v (v128.load offset=6 (local.get $p)))
+            (local.set $lo (i8x16.sub
+              (v128.or
+                (v128.and (local.get $v) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+                (v128.and
+                  (i8x16.eq
+                    (v128.and (i8x16.shuffle 0 0 0 0 0 0 0 0 1 1 1 1 1 1 1 1 (local.get $qh) (local.get $qh))
+                      (v128.const i8x16 1 2 4 8 16 32 64 128 1 2 4 8 16 32 64 128))
+                    (v128.const i8x16 1 2 4 8 16 32 64 128 1 2 4 8 16 32 64 128))
+                  (v128.const i8x16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16)))
+              (v128.const i8x16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16)))
+            (local.set $hi (i8x16.sub
+              (v128.or
+                (i8x16.shr_u (local.get $v) (i32.const 4))
+                (v128.and
+                  (i8x16.eq
+                    (v128.and (i8x16.shuffle 2 2 2 2 2 2 2 2 3 3 3 3 3 3 3 3 (local.get $qh) (local.get $qh))
+                      (v128.const i8x16 1 2 4 8 16 32 64 128 1 2 4 8 16 32 64 128))
+                    (v128.const i8x16 1 2 4 8 16 32 64 128 1 2 4 8 16 32 64 128))
+                  (v128.const i8x16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16)))
+              (v128.const i8x16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16)))
+            (local.set $v (i16x8.extend_low_i8x16_s (local.get $lo)))
+            (local.set $a (f32x4.add (v128.const i64x2 0 0)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $v))) (v128.load offset=0 (local.get $xp)))))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $v))) (v128.load offset=16 (local.get $xp)))))
+            (local.set $v (i16x8.extend_high_i8x16_s (local.get $lo)))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $v))) (v128.load offset=32 (local.get $xp)))))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $v))) (v128.load offset=48 (local.get $xp)))))
+            (local.set $v (i16x8.extend_low_i8x16_s (local.get $hi)))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $v))) (v128.load offset=64 (local.get $xp)))))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $v))) (v128.load offset=80 (local.get $xp)))))
+            (local.set $v (i16x8.extend_high_i8x16_s (local.get $hi)))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $v))) (v128.load offset=96 (local.get $xp)))))
+            (local.set $a (f32x4.add (local.get $a)
+              (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $v))) (v128.load offset=112 (local.get $xp)))))
+
+            (local.set $v (f32x4.add (local.get $a)
+              (i8x16.shuffle 4 5 6 7 0 1 2 3 12 13 14 15 8 9 10 11 (local.get $a) (local.get $a))))
+            (local.set $s (f32.add (local.get $s)
+              (f32.mul (local.get $d)
+                (f32.add (f32x4.extract_lane 0 (local.get $v)) (f32x4.extract_lane 2 (local.get $v))))))
+            (local.set $p (i32.add (local.get $p) (i32.const 22)))
+            (local.set $xp (i32.add (local.get $xp) (i32.const 128)))
+            (br $blocks)))
+        (f32.store (local.get $dst) (local.get $s))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+        (br $rows))))
 )

@@ -54,3 +54,32 @@ func benchK(b *testing.B, typ gguf.TensorType, gen func(*rand.Rand, int, int) []
 		}
 	}
 }
+
+// BenchmarkMatVecQ5_0 times Q5_0 at Qwen2.5-0.5B's shapes, whose Q4_K_M
+// file stores most matrices as Q5_0: the attention's 896×896 and the
+// feed-forward's 4864×896.
+func BenchmarkMatVecQ5_0(b *testing.B) {
+	c, err := gguf.TypeQ5_0.Codec()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 2))
+	for _, sh := range []struct{ rows, cols int }{{896, 896}, {4864, 896}} {
+		blocks, x, dst := randQ5_0(rng, sh.rows, sh.cols), benchFloats(sh.cols, 2), make([]float32, sh.rows)
+		for _, path := range append(benchPaths(), "codec") {
+			f := MatVecQ5_0
+			switch path {
+			case "go":
+				f = matVecQ5_0Go
+			case "codec":
+				f = func(dst []float32, blocks []byte, x []float32) { c.MulVec(dst, blocks, x) }
+			}
+			b.Run(fmt.Sprintf("%dx%d/%s", sh.rows, sh.cols, path), func(b *testing.B) {
+				for b.Loop() {
+					f(dst, blocks, x)
+				}
+				reportFLOPs(b, sh.rows*sh.cols)
+			})
+		}
+	}
+}

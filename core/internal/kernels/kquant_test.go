@@ -238,6 +238,7 @@ func TestEmptyK(t *testing.T) {
 	}
 	MatVecQ4_K(nil, nil, make([]float32, 256))
 	MatVecQ6_K(nil, nil, make([]float32, 256))
+	MatVecQ5_0(nil, nil, make([]float32, 32))
 }
 
 func TestNoAllocsK(t *testing.T) {
@@ -245,11 +246,90 @@ func TestNoAllocsK(t *testing.T) {
 	x := randFloats(rng, 4864)
 	dst := make([]float32, 3)
 	q4, q6 := randQ4_K(rng, 3, 4864), randQ6_K(rng, 3, 4864)
+	q5 := randQ5_0(rng, 3, 4864)
 	allocs := testing.AllocsPerRun(20, func() {
 		MatVecQ4_K(dst, q4, x)
 		MatVecQ6_K(dst, q6, x)
+		MatVecQ5_0(dst, q5, x)
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations per run, want 0", allocs)
 	}
+}
+
+// randQ5_0 is rows×n values of Q5_0 blocks, every byte random but the
+// scales (randHalf).
+func randQ5_0(rng *rand.Rand, rows, n int) []byte {
+	nb := rows * n / BlockValues
+	blocks := make([]byte, nb*BlockBytesQ5_0)
+	for i := range blocks {
+		blocks[i] = byte(rng.Uint32())
+	}
+	for b := range nb {
+		binary.LittleEndian.PutUint16(blocks[b*BlockBytesQ5_0:], randHalf(rng))
+	}
+	return blocks
+}
+
+// TestMatVecQ5_0 checks MatVecQ5_0 against the codec's dequantized values
+// (exact: d·(q−16) needs 16 bits) dotted in float64, within
+// TestMatVecQuant's bound.
+func TestMatVecQ5_0(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 6))
+	c, err := gguf.TypeQ5_0.Codec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rows := range rowCounts {
+		for _, n := range []int{32, 64, 96, 576, 896} {
+			blocks := randQ5_0(rng, rows, n)
+			deq := make([]float32, rows*n)
+			c.Dequantize(deq, blocks)
+			x := padded(randFloats(rng, n))
+			dst, check := canaried(rows)
+			MatVecQ5_0(dst, blocks[:len(blocks):len(blocks)], x)
+			check(t)
+			for i := range dst {
+				want, abs := refDot(deq[i*n:(i+1)*n], x)
+				if !within(dst[i], want, abs, 1+8+2+1+n/32) {
+					t.Errorf("Q5_0 %d×%d row %d: %v, float64 %v", rows, n, i, dst[i], want)
+				}
+			}
+		}
+	}
+}
+
+func TestPathsAgreeQ5_0(t *testing.T) {
+	needSIMD(t)
+	rng := rand.New(rand.NewPCG(3, 7))
+	for _, rows := range rowCounts {
+		for _, n := range []int{32, 64, 96, 576, 896, 4864} {
+			x := randFloats(rng, n)
+			blocks := randQ5_0(rng, rows, n)
+			got, want := make([]float32, rows), make([]float32, rows)
+			MatVecQ5_0(got, blocks, x)
+			matVecQ5_0Go(want, blocks, x)
+			sameBits(t, fmt.Sprintf("Q5_0 %d×%d", rows, n), got, want)
+		}
+	}
+	// every half as the scale
+	const rows = 1 << 16
+	blocks := randQ5_0(rng, rows, BlockValues)
+	for h := range rows {
+		binary.LittleEndian.PutUint16(blocks[h*BlockBytesQ5_0:], uint16(h))
+	}
+	x := randFloats(rng, BlockValues)
+	got, want := make([]float32, rows), make([]float32, rows)
+	MatVecQ5_0(got, blocks, x)
+	matVecQ5_0Go(want, blocks, x)
+	sameBits(t, "Q5_0 scales", got, want)
+}
+
+func TestPreconditionsQ5_0(t *testing.T) {
+	defer func() {
+		if s := fmt.Sprint(recover()); !strings.Contains(s, "kernels: MatVecQ5_0: 43 bytes of blocks < 44") {
+			t.Fatalf("panic %q", s)
+		}
+	}()
+	MatVecQ5_0(make([]float32, 2), make([]byte, 43), make([]float32, 32))
 }

@@ -21,3 +21,11 @@ func simdMatVecQ4_K(dst []float32, blocks []byte, x, xs []float32) {
 func simdMatVecQ6_K(dst []float32, blocks []byte, x []float32) {
 	wasmMatVecQ6_K(ptr(dst), ptr(blocks), ptr(x), int32(len(dst)), int32(len(x)))
 }
+
+//go:wasmimport kvscope_kernels matvec_q5_0
+//go:noescape
+func wasmMatVecQ5_0(dst, blocks, x unsafe.Pointer, rows, n int32)
+
+func simdMatVecQ5_0(dst []float32, blocks []byte, x []float32) {
+	wasmMatVecQ5_0(ptr(dst), ptr(blocks), ptr(x), int32(len(dst)), int32(len(x)))
+}
