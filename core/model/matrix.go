@@ -65,11 +65,12 @@ func (m *Matrix) sharesWith(o *Matrix) bool {
 func KernelPath() string { return kernels.Path() }
 
 // MulVec sets dst[i] = Σ_j m[i][j]·x[j] for the first len(dst) ≤ Rows
-// rows; x has Cols values. F32, Q8_0, Q4_0, Q5_0, Q4_K and Q6_K rows go
-// through package kernels — WebAssembly SIMD in the browser when the page wired
-// the module in, the same sums in Go otherwise, bit for bit — and every
-// other type through its codec's fused kernel (gguf.Codec.MulVec: per
-// block, Σ quant·x in float32, scaled once). It allocates nothing.
+// rows; x has Cols values. F32, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K
+// rows go through package kernels — WebAssembly SIMD in the browser when
+// the page wired the module in, the same sums in Go otherwise, bit for
+// bit — and every other type through its codec's fused kernel
+// (gguf.Codec.MulVec: per block, Σ quant·x in float32, scaled once). It
+// allocates nothing.
 func (m *Matrix) MulVec(dst, x []float32) {
 	switch m.Type {
 	case gguf.TypeF32:
@@ -86,6 +87,9 @@ func (m *Matrix) MulVec(dst, x []float32) {
 		return
 	case gguf.TypeQ4_K:
 		kernels.MatVecQ4_K(dst, m.Q[:len(dst)*m.Cols/256*kernels.BlockBytesQ4_K], x)
+		return
+	case gguf.TypeQ5_K:
+		kernels.MatVecQ5_K(dst, m.Q[:len(dst)*m.Cols/256*kernels.BlockBytesQ5_K], x)
 		return
 	case gguf.TypeQ6_K:
 		kernels.MatVecQ6_K(dst, m.Q[:len(dst)*m.Cols/256*kernels.BlockBytesQ6_K], x)

@@ -3,8 +3,8 @@ package kernels
 import "encoding/binary"
 
 // The Go path of the K-quant and Q5_0 kernels, step for step as
-// kernels.wat's matvec_q4_k, matvec_q6_k and matvec_q5_0 (see MatVecQ4_K,
-// MatVecQ6_K and MatVecQ5_0 for the order). Quants become float32
+// kernels.wat's matvec_q4_k, matvec_q5_k, matvec_q6_k and matvec_q5_0
+// (see MatVecQ4_K, MatVecQ5_K, MatVecQ6_K and MatVecQ5_0 for the order). Quants become float32
 // through tables, which is faster in Go than an integer conversion and
 // gives the same exact values.
 
@@ -13,6 +13,7 @@ var (
 	m32          [64]float32  // float32(b − 32), Q6_K's quants
 	m16          [32]float32  // float32(b − 16), Q5_0's quants
 	spread       [256]uint64  // byte i of spread[b] is bit i of b
+	u5           [32]float32  // float32(b), Q5_K's quants
 )
 
 func init() {
@@ -23,7 +24,7 @@ func init() {
 		m32[b] = float32(b - 32)
 	}
 	for b := range 32 {
-		m16[b] = float32(b - 16)
+		m16[b], u5[b] = float32(b-16), float32(b)
 	}
 	for b := range 256 {
 		for i := range 8 {
@@ -111,6 +112,7 @@ func matVecQ4_KGo(dst []float32, blocks []byte, x, xs []float32) {
 const (
 	lowNibbles = 0x0f0f0f0f0f0f0f0f
 	lowPairs   = 0x0303030303030303
+	lowBits    = 0x0101010101010101
 )
 
 func matVecQ6_KGo(dst []float32, blocks []byte, x []float32) {
@@ -187,5 +189,56 @@ func matVecQ5_0Go(dst []float32, blocks []byte, x []float32) {
 			s += float32(f16(binary.LittleEndian.Uint16(blk[0:])) * ((a0 + a1) + (a2 + a3)))
 		}
 		dst[i] = s
+	}
+}
+
+// matVecQ5_KGo is matVecQ4_KGo with Q5_K's fifth bits: sub-block j's
+// quants, nibble + 16·(bit j of qh[l]), unpacked eight at a time.
+func matVecQ5_KGo(dst []float32, blocks []byte, x, xs []float32) {
+	nb := len(x) / KBlockValues
+	rb := nb * BlockBytesQ5_K
+	var q [32]byte
+	for i := range dst {
+		row := blocks[i*rb : (i+1)*rb]
+		var c0, c1, c2, c3 float32
+		for b := range nb {
+			blk := (*[BlockBytesQ5_K]byte)(row[b*BlockBytesQ5_K:])
+			xb := (*[KBlockValues]float32)(x[b*KBlockValues:])
+			xsb := (*[8]float32)(xs[b*8:])
+			var sc, mn [8]float32
+			scalesMinsQ4_K((*[12]byte)(blk[4:16]), &sc, &mn)
+			var v0, v1, v2, v3 float32
+			for j := range 8 {
+				qs := blk[48+32*(j/2):]
+				shift := uint(4 * (j & 1))
+				for k := 0; k < 32; k += 8 {
+					w, h := binary.LittleEndian.Uint64(qs[k:]), binary.LittleEndian.Uint64(blk[16+k:])
+					binary.LittleEndian.PutUint64(q[k:], w>>shift&lowNibbles|h>>uint(j)&lowBits<<4)
+				}
+				xj := (*[32]float32)(xb[32*j:])
+				var a0, a1, a2, a3 float32
+				for k := 0; k < 32; k += 4 {
+					a0 += float32(u5[q[k]&31] * xj[k])
+					a1 += float32(u5[q[k+1]&31] * xj[k+1])
+					a2 += float32(u5[q[k+2]&31] * xj[k+2])
+					a3 += float32(u5[q[k+3]&31] * xj[k+3])
+				}
+				s := sc[j]
+				v0 += float32(s * a0)
+				v1 += float32(s * a1)
+				v2 += float32(s * a2)
+				v3 += float32(s * a3)
+			}
+			d, dmin := f16(binary.LittleEndian.Uint16(blk[0:])), f16(binary.LittleEndian.Uint16(blk[2:]))
+			t0 := float32(mn[0]*xsb[0]) + float32(mn[4]*xsb[4])
+			t1 := float32(mn[1]*xsb[1]) + float32(mn[5]*xsb[5])
+			t2 := float32(mn[2]*xsb[2]) + float32(mn[6]*xsb[6])
+			t3 := float32(mn[3]*xsb[3]) + float32(mn[7]*xsb[7])
+			c0 += float32(d*v0) - float32(dmin*t0)
+			c1 += float32(d*v1) - float32(dmin*t1)
+			c2 += float32(d*v2) - float32(dmin*t2)
+			c3 += float32(d*v3) - float32(dmin*t3)
+		}
+		dst[i] = (c0 + c1) + (c2 + c3)
 	}
 }

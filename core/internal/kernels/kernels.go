@@ -233,6 +233,27 @@ func MatVecQ4_K(dst []float32, blocks []byte, x []float32) {
 	if len(dst) == 0 {
 		return
 	}
+	matVecMinK(dst, blocks, x, false)
+}
+
+// MatVecQ5_K is MatVecQ4_K over Q5_K blocks of BlockBytesQ5_K bytes:
+// half-precision d and dmin, the 12 scale bytes as Q4_K's, 32 bytes qh,
+// then 128 bytes of nibbles as Q4_K's; value l of sub-block j has the
+// fifth bit j of qh[l], q = nibble + 16·bit. The same order.
+func MatVecQ5_K(dst []float32, blocks []byte, x []float32) {
+	checkK("MatVecQ5_K", len(dst), len(blocks), len(x), BlockBytesQ5_K)
+	if len(dst) == 0 {
+		return
+	}
+	matVecMinK(dst, blocks, x, true)
+}
+
+// BlockBytesQ5_K is the size of a Q5_K super-block (ggml's block_q5_K).
+const BlockBytesQ5_K = 176
+
+// matVecMinK runs the Q4_K (q5 false) or Q5_K kernel with the sub-block
+// sums of x.
+func matVecMinK(dst []float32, blocks []byte, x []float32, q5 bool) {
 	var buf [stackSums]float32
 	var xs []float32
 	if k := len(x) / BlockValues; k <= len(buf) {
@@ -241,11 +262,16 @@ func MatVecQ4_K(dst []float32, blocks []byte, x []float32) {
 		xs = make([]float32, k)
 	}
 	blockSums(xs, x)
-	if simd128 {
+	switch {
+	case simd128 && q5:
+		simdMatVecQ5_K(dst, blocks, x, xs)
+	case simd128:
 		simdMatVecQ4_K(dst, blocks, x, xs)
-		return
+	case q5:
+		matVecQ5_KGo(dst, blocks, x, xs)
+	default:
+		matVecQ4_KGo(dst, blocks, x, xs)
 	}
-	matVecQ4_KGo(dst, blocks, x, xs)
 }
 
 // MatVecQ6_K sets dst[i] to row i of a Q6_K matrix times x, blocks and x

@@ -25,6 +25,14 @@ func BenchmarkMatVecQ4_K(b *testing.B) {
 	})
 }
 
+func BenchmarkMatVecQ5_K(b *testing.B) {
+	benchK(b, gguf.TypeQ5_K, randQ5_K, MatVecQ5_K, func(dst []float32, blocks []byte, x []float32) {
+		xs := make([]float32, len(x)/BlockValues)
+		blockSums(xs, x)
+		matVecQ5_KGo(dst, blocks, x, xs)
+	})
+}
+
 func BenchmarkMatVecQ6_K(b *testing.B) {
 	benchK(b, gguf.TypeQ6_K, randQ6_K, MatVecQ6_K, matVecQ6_KGo)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/kvscope/kvscope/core/model/gguf"
 )
 
-// The K-quant kernels (MatVecQ4_K, MatVecQ6_K) against float64 references
+// The K-quant kernels (MatVecQ4_K, MatVecQ5_K, MatVecQ6_K) against float64 references
 // natively and under wasm, and the SIMD path against the Go path bit for
 // bit when the module is attached.
 
@@ -58,6 +58,10 @@ func randQ4_K(rng *rand.Rand, rows, n int) []byte {
 	return randKBlocks(rng, rows, n, BlockBytesQ4_K, 0, 2)
 }
 
+func randQ5_K(rng *rand.Rand, rows, n int) []byte {
+	return randKBlocks(rng, rows, n, BlockBytesQ5_K, 0, 2)
+}
+
 func randQ6_K(rng *rand.Rand, rows, n int) []byte {
 	return randKBlocks(rng, rows, n, BlockBytesQ6_K, 208)
 }
@@ -89,6 +93,15 @@ func kTerms(t *testing.T, typ gguf.TensorType, row []byte, x []float32) (want, a
 				q := blk[16+32*(j/64)+j%32] >> (4 * (j / 32 % 2)) & 15
 				abs += math.Abs(d*float64(sc[j/32])*float64(q)*float64(xb[j])) + math.Abs(dmin*float64(mn[j/32])*float64(xb[j]))
 			}
+		case gguf.TypeQ5_K:
+			blk := (*[BlockBytesQ5_K]byte)(row[b*BlockBytesQ5_K:])
+			d, dmin := float64(f16(binary.LittleEndian.Uint16(blk[0:]))), float64(f16(binary.LittleEndian.Uint16(blk[2:])))
+			var sc, mn [8]float32
+			scalesMinsQ4_K((*[12]byte)(blk[4:16]), &sc, &mn)
+			for j := range KBlockValues {
+				q := blk[48+32*(j/64)+j%32]>>(4*(j/32%2))&15 | blk[16+j%32]>>(j/32)&1<<4
+				abs += math.Abs(d*float64(sc[j/32])*float64(q)*float64(xb[j])) + math.Abs(dmin*float64(mn[j/32])*float64(xb[j]))
+			}
 		case gguf.TypeQ6_K:
 			blk := row[b*BlockBytesQ6_K:]
 			d := float64(f16(binary.LittleEndian.Uint16(blk[208:])))
@@ -114,6 +127,7 @@ func TestMatVecK(t *testing.T) {
 		// the final reduction; the min side is no longer (xs: ten, its
 		// product, one sum). The codec's dequantized values add three.
 		{gguf.TypeQ4_K, BlockBytesQ4_K, MatVecQ4_K, randQ4_K, func(nb int) int { return 1 + 8 + 1 + 8 + 1 + 1 + nb + 2 + 3 }},
+		{gguf.TypeQ5_K, BlockBytesQ5_K, MatVecQ5_K, randQ5_K, func(nb int) int { return 1 + 8 + 1 + 8 + 1 + 1 + nb + 2 + 3 }},
 		// Q6_K: the product, four in a lane, the scale's product, sixteen
 		// sub-blocks, d's product, one per block, two; the codec's values
 		// two.
@@ -168,6 +182,10 @@ func TestPathsAgreeK(t *testing.T) {
 			MatVecQ4_K(got, blocks, x)
 			matVecQ4_KGo(want, blocks, x, xs)
 			sameBits(t, fmt.Sprintf("Q4_K %d×%d", rows, n), got, want)
+			blocks = randQ5_K(rng, rows, n)
+			MatVecQ5_K(got, blocks, x)
+			matVecQ5_KGo(want, blocks, x, xs)
+			sameBits(t, fmt.Sprintf("Q5_K %d×%d", rows, n), got, want)
 			blocks = randQ6_K(rng, rows, n)
 			MatVecQ6_K(got, blocks, x)
 			matVecQ6_KGo(want, blocks, x)
@@ -195,6 +213,14 @@ func TestPathsAgreeKScales(t *testing.T) {
 	MatVecQ4_K(got, q4, x)
 	matVecQ4_KGo(want, q4, x, xs)
 	sameBits(t, "Q4_K scales", got, want)
+	q5 := randQ5_K(rng, rows, KBlockValues)
+	for h := range rows {
+		binary.LittleEndian.PutUint16(q5[h*BlockBytesQ5_K:], uint16(h))
+		binary.LittleEndian.PutUint16(q5[h*BlockBytesQ5_K+2:], uint16(h*7919))
+	}
+	MatVecQ5_K(got, q5, x)
+	matVecQ5_KGo(want, q5, x, xs)
+	sameBits(t, "Q5_K scales", got, want)
 	q6 := randQ6_K(rng, rows, KBlockValues)
 	for h := range rows {
 		binary.LittleEndian.PutUint16(q6[h*BlockBytesQ6_K+208:], uint16(h))
@@ -214,6 +240,7 @@ func TestPreconditionsK(t *testing.T) {
 	}{
 		{"q4_k cols", func() { MatVecQ4_K(f[:1], b, f[:288]) }, "MatVecQ4_K: len(x) = 288 is not a multiple of 256"},
 		{"q4_k short", func() { MatVecQ4_K(f[:2], b[:287], f[:256]) }, "MatVecQ4_K: 287 bytes of blocks < 288"},
+		{"q5_k short", func() { MatVecQ5_K(f[:2], b[:351], f[:256]) }, "MatVecQ5_K: 351 bytes of blocks < 352"},
 		{"q6_k cols", func() { MatVecQ6_K(f[:1], b, f[:32]) }, "MatVecQ6_K: len(x) = 32 is not a multiple of 256"},
 		{"q6_k short", func() { MatVecQ6_K(f[:2], b[:419], f[:256]) }, "MatVecQ6_K: 419 bytes of blocks < 420"},
 	} {
@@ -238,6 +265,7 @@ func TestEmptyK(t *testing.T) {
 	}
 	MatVecQ4_K(nil, nil, make([]float32, 256))
 	MatVecQ6_K(nil, nil, make([]float32, 256))
+	MatVecQ5_K(nil, nil, make([]float32, 256))
 	MatVecQ5_0(nil, nil, make([]float32, 32))
 }
 
@@ -246,9 +274,10 @@ func TestNoAllocsK(t *testing.T) {
 	x := randFloats(rng, 4864)
 	dst := make([]float32, 3)
 	q4, q6 := randQ4_K(rng, 3, 4864), randQ6_K(rng, 3, 4864)
-	q5 := randQ5_0(rng, 3, 4864)
+	q5, q5k := randQ5_0(rng, 3, 4864), randQ5_K(rng, 3, 4864)
 	allocs := testing.AllocsPerRun(20, func() {
 		MatVecQ4_K(dst, q4, x)
+		MatVecQ5_K(dst, q5k, x)
 		MatVecQ6_K(dst, q6, x)
 		MatVecQ5_0(dst, q5, x)
 	})

@@ -5,3 +5,4 @@ package kernels
 func simdMatVecQ4_K(dst []float32, blocks []byte, x, xs []float32) { panic("unreachable") }
 func simdMatVecQ6_K(dst []float32, blocks []byte, x []float32)     { panic("unreachable") }
 func simdMatVecQ5_0(dst []float32, blocks []byte, x []float32)     { panic("unreachable") }
+func simdMatVecQ5_K(dst []float32, blocks []byte, x, xs []float32) { panic("unreachable") }

@@ -29,3 +29,11 @@ func wasmMatVecQ5_0(dst, blocks, x unsafe.Pointer, rows, n int32)
 func simdMatVecQ5_0(dst []float32, blocks []byte, x []float32) {
 	wasmMatVecQ5_0(ptr(dst), ptr(blocks), ptr(x), int32(len(dst)), int32(len(x)))
 }
+
+//go:wasmimport kvscope_kernels matvec_q5_k
+//go:noescape
+func wasmMatVecQ5_K(dst, blocks, x, xs unsafe.Pointer, rows, n int32)
+
+func simdMatVecQ5_K(dst []float32, blocks []byte, x, xs []float32) {
+	wasmMatVecQ5_K(ptr(dst), ptr(blocks), ptr(x), ptr(xs), int32(len(dst)), int32(len(x)))
+}
