@@ -1,7 +1,7 @@
 // Package kernels holds the forward pass's inner loops — dot products,
-// matrix-vector products over float32 rows and over raw GGUF Q8_0 and Q4_0
-// blocks, attention scores and weighted sums — on paths that compute the
-// same bits:
+// matrix-vector products over float32 rows and over raw GGUF Q8_0, Q4_0,
+// Q5_0, Q4_K, Q5_K and Q6_K blocks, attention scores and weighted sums —
+// on paths that compute the same bits:
 //
 //   - "wasm simd128": a WebAssembly SIMD module (kernels.wat, assembled to
 //     static/kernels.wasm) that the Go program calls on its own linear
@@ -47,7 +47,8 @@
 // window.kvscope.state().kernels name the path in use (model.KernelPath).
 //
 // The users are core/model's matrix-vector products (model.Matrix over
-// F32, Q8_0 and Q4_0 rows; other GGUF types run on their gguf.Codec in Go)
+// F32, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K rows; other GGUF types run
+// on their gguf.Codec in Go)
 // and FullCache's attention scores and weighted sums. The simulator's
 // reference attention (core/sim) and the compressed stores (core/store)
 // do not call it.
