@@ -45,7 +45,7 @@ func benchK(b *testing.B, typ gguf.TensorType, gen func(*rand.Rand, int, int) []
 	rng := rand.New(rand.NewPCG(4, 1))
 	for _, sh := range kBenchShapes {
 		blocks, x, dst := gen(rng, sh.rows, sh.cols), benchFloats(sh.cols, 2), make([]float32, sh.rows)
-		for _, path := range append(benchPaths(), "codec") {
+		for _, path := range append(benchPaths(false), "codec") {
 			f := exported
 			switch path {
 			case "go":
@@ -74,7 +74,7 @@ func BenchmarkMatVecQ5_0(b *testing.B) {
 	rng := rand.New(rand.NewPCG(4, 2))
 	for _, sh := range []struct{ rows, cols int }{{896, 896}, {4864, 896}} {
 		blocks, x, dst := randQ5_0(rng, sh.rows, sh.cols), benchFloats(sh.cols, 2), make([]float32, sh.rows)
-		for _, path := range append(benchPaths(), "codec") {
+		for _, path := range append(benchPaths(false), "codec") {
 			f := MatVecQ5_0
 			switch path {
 			case "go":
