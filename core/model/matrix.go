@@ -72,31 +72,26 @@ func KernelPath() string { return kernels.Path() }
 // (gguf.Codec.MulVec: per block, Σ quant·x in float32, scaled once). It
 // allocates nothing.
 func (m *Matrix) MulVec(dst, x []float32) {
-	switch m.Type {
-	case gguf.TypeF32:
+	if m.Type == gguf.TypeF32 {
 		kernels.MatVecF32(dst, m.F[:len(dst)*m.Cols], x)
-		return
-	case gguf.TypeQ8_0:
-		kernels.MatVecQ8_0(dst, m.Q[:len(dst)*m.Cols/32*kernels.BlockBytesQ8_0], x)
-		return
-	case gguf.TypeQ4_0:
-		kernels.MatVecQ4_0(dst, m.Q[:len(dst)*m.Cols/32*kernels.BlockBytesQ4_0], x)
-		return
-	case gguf.TypeQ5_0:
-		kernels.MatVecQ5_0(dst, m.Q[:len(dst)*m.Cols/32*kernels.BlockBytesQ5_0], x)
-		return
-	case gguf.TypeQ4_K:
-		kernels.MatVecQ4_K(dst, m.Q[:len(dst)*m.Cols/256*kernels.BlockBytesQ4_K], x)
-		return
-	case gguf.TypeQ5_K:
-		kernels.MatVecQ5_K(dst, m.Q[:len(dst)*m.Cols/256*kernels.BlockBytesQ5_K], x)
-		return
-	case gguf.TypeQ6_K:
-		kernels.MatVecQ6_K(dst, m.Q[:len(dst)*m.Cols/256*kernels.BlockBytesQ6_K], x)
 		return
 	}
 	c, rb := m.codec()
+	if k := quantKernels[m.Type]; k != nil {
+		k(dst, m.Q[:len(dst)*rb], x)
+		return
+	}
 	c.MulVec(dst, m.Q[:len(dst)*rb], x)
+}
+
+// quantKernels are package kernels' products over stored blocks, by type.
+var quantKernels = map[gguf.TensorType]func(dst []float32, blocks []byte, x []float32){
+	gguf.TypeQ8_0: kernels.MatVecQ8_0,
+	gguf.TypeQ4_0: kernels.MatVecQ4_0,
+	gguf.TypeQ5_0: kernels.MatVecQ5_0,
+	gguf.TypeQ4_K: kernels.MatVecQ4_K,
+	gguf.TypeQ5_K: kernels.MatVecQ5_K,
+	gguf.TypeQ6_K: kernels.MatVecQ6_K,
 }
 
 // Row writes row i of m, dequantized exactly as ggml does, into dst (Cols

@@ -95,18 +95,27 @@ func matVecQ4_KGo(dst []float32, blocks []byte, x, xs []float32) {
 				v2 += float32(s * a2)
 				v3 += float32(s * a3)
 			}
-			d, dmin := f16(binary.LittleEndian.Uint16(blk[0:])), f16(binary.LittleEndian.Uint16(blk[2:]))
-			t0 := float32(mn[0]*xsb[0]) + float32(mn[4]*xsb[4])
-			t1 := float32(mn[1]*xsb[1]) + float32(mn[5]*xsb[5])
-			t2 := float32(mn[2]*xsb[2]) + float32(mn[6]*xsb[6])
-			t3 := float32(mn[3]*xsb[3]) + float32(mn[7]*xsb[7])
-			c0 += float32(d*v0) - float32(dmin*t0)
-			c1 += float32(d*v1) - float32(dmin*t1)
-			c2 += float32(d*v2) - float32(dmin*t2)
-			c3 += float32(d*v3) - float32(dmin*t3)
+			e0, e1, e2, e3 := minKBlock(blk[:4], &mn, xsb, v0, v1, v2, v3)
+			c0 += e0
+			c1 += e1
+			c2 += e2
+			c3 += e3
 		}
 		dst[i] = (c0 + c1) + (c2 + c3)
 	}
+}
+
+// minKBlock returns a Q4_K or Q5_K super-block's terms of the four lane
+// sums, e_l = d·v_l − dmin·(m_l·xs_l + m_{l+4}·xs_{l+4}), from the lane
+// sums v of its scaled sub-blocks; hd is the block's head (d, dmin).
+func minKBlock(hd []byte, mn, xs *[8]float32, v0, v1, v2, v3 float32) (e0, e1, e2, e3 float32) {
+	d, dmin := f16(binary.LittleEndian.Uint16(hd[0:])), f16(binary.LittleEndian.Uint16(hd[2:]))
+	t0 := float32(mn[0]*xs[0]) + float32(mn[4]*xs[4])
+	t1 := float32(mn[1]*xs[1]) + float32(mn[5]*xs[5])
+	t2 := float32(mn[2]*xs[2]) + float32(mn[6]*xs[6])
+	t3 := float32(mn[3]*xs[3]) + float32(mn[7]*xs[7])
+	return float32(d*v0) - float32(dmin*t0), float32(d*v1) - float32(dmin*t1),
+		float32(d*v2) - float32(dmin*t2), float32(d*v3) - float32(dmin*t3)
 }
 
 const (
@@ -229,15 +238,11 @@ func matVecQ5_KGo(dst []float32, blocks []byte, x, xs []float32) {
 				v2 += float32(s * a2)
 				v3 += float32(s * a3)
 			}
-			d, dmin := f16(binary.LittleEndian.Uint16(blk[0:])), f16(binary.LittleEndian.Uint16(blk[2:]))
-			t0 := float32(mn[0]*xsb[0]) + float32(mn[4]*xsb[4])
-			t1 := float32(mn[1]*xsb[1]) + float32(mn[5]*xsb[5])
-			t2 := float32(mn[2]*xsb[2]) + float32(mn[6]*xsb[6])
-			t3 := float32(mn[3]*xsb[3]) + float32(mn[7]*xsb[7])
-			c0 += float32(d*v0) - float32(dmin*t0)
-			c1 += float32(d*v1) - float32(dmin*t1)
-			c2 += float32(d*v2) - float32(dmin*t2)
-			c3 += float32(d*v3) - float32(dmin*t3)
+			e0, e1, e2, e3 := minKBlock(blk[:4], &mn, xsb, v0, v1, v2, v3)
+			c0 += e0
+			c1 += e1
+			c2 += e2
+			c3 += e3
 		}
 		dst[i] = (c0 + c1) + (c2 + c3)
 	}

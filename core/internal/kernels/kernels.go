@@ -111,7 +111,7 @@ func MatMatF32(dst, w, x []float32, rows, cols, stride int) {
 // k = 0..7 in order (x relative to the block), then s += d·((a0+a1) +
 // (a2+a3)).
 func MatVecQ8_0(dst []float32, blocks []byte, x []float32) {
-	checkQuant("MatVecQ8_0", len(dst), len(blocks), len(x), BlockBytesQ8_0)
+	checkBlocks("MatVecQ8_0", len(dst), len(blocks), len(x), BlockValues, BlockBytesQ8_0)
 	if len(dst) == 0 {
 		return
 	}
@@ -125,7 +125,7 @@ func MatVecQ8_0(dst []float32, blocks []byte, x []float32) {
 // MatVecQ4_0 is MatVecQ8_0 over Q4_0 blocks of BlockBytesQ4_0 bytes, with
 // q the block's 32 quants minus 8, in the same order.
 func MatVecQ4_0(dst []float32, blocks []byte, x []float32) {
-	checkQuant("MatVecQ4_0", len(dst), len(blocks), len(x), BlockBytesQ4_0)
+	checkBlocks("MatVecQ4_0", len(dst), len(blocks), len(x), BlockValues, BlockBytesQ4_0)
 	if len(dst) == 0 {
 		return
 	}
@@ -136,11 +136,13 @@ func MatVecQ4_0(dst []float32, blocks []byte, x []float32) {
 	matVecQ4_0Go(dst, blocks, x)
 }
 
-func checkQuant(name string, rows, nbytes, n, blockBytes int) {
-	if n%BlockValues != 0 {
-		panic(fmt.Sprintf("kernels: %s: len(x) = %d is not a multiple of %d", name, n, BlockValues))
+// checkBlocks panics unless x's n values are whole blocks of values and
+// nbytes holds rows rows of those blocks of blockBytes bytes.
+func checkBlocks(name string, rows, nbytes, n, values, blockBytes int) {
+	if n%values != 0 {
+		panic(fmt.Sprintf("kernels: %s: len(x) = %d is not a multiple of %d", name, n, values))
 	}
-	if need := rows * (n / BlockValues) * blockBytes; nbytes < need {
+	if need := rows * (n / values) * blockBytes; nbytes < need {
 		panic(fmt.Sprintf("kernels: %s: %d bytes of blocks < %d for %d rows × %d", name, nbytes, need, rows, n))
 	}
 }
@@ -229,7 +231,7 @@ const stackSums = 1024
 // then v_l += sc_j·a_l; t_l = m_l·xs_l + m_{l+4}·xs_{l+4} (the block's
 // sums); c_l += d·v_l − dmin·t_l. Finally s = (c0+c1) + (c2+c3).
 func MatVecQ4_K(dst []float32, blocks []byte, x []float32) {
-	checkK("MatVecQ4_K", len(dst), len(blocks), len(x), BlockBytesQ4_K)
+	checkBlocks("MatVecQ4_K", len(dst), len(blocks), len(x), KBlockValues, BlockBytesQ4_K)
 	if len(dst) == 0 {
 		return
 	}
@@ -241,7 +243,7 @@ func MatVecQ4_K(dst []float32, blocks []byte, x []float32) {
 // then 128 bytes of nibbles as Q4_K's; value l of sub-block j has the
 // fifth bit j of qh[l], q = nibble + 16·bit. The same order.
 func MatVecQ5_K(dst []float32, blocks []byte, x []float32) {
-	checkK("MatVecQ5_K", len(dst), len(blocks), len(x), BlockBytesQ5_K)
+	checkBlocks("MatVecQ5_K", len(dst), len(blocks), len(x), KBlockValues, BlockBytesQ5_K)
 	if len(dst) == 0 {
 		return
 	}
@@ -280,7 +282,7 @@ func matVecMinK(dst []float32, blocks []byte, x []float32, q5 bool) {
 // a_l from +0, a_l += q[4k+l]·x[16g+4k+l] for k = 0..3, then
 // v_l += sc_g·a_l; c_l += d·v_l. Finally s = (c0+c1) + (c2+c3).
 func MatVecQ6_K(dst []float32, blocks []byte, x []float32) {
-	checkK("MatVecQ6_K", len(dst), len(blocks), len(x), BlockBytesQ6_K)
+	checkBlocks("MatVecQ6_K", len(dst), len(blocks), len(x), KBlockValues, BlockBytesQ6_K)
 	if len(dst) == 0 {
 		return
 	}
@@ -289,15 +291,6 @@ func MatVecQ6_K(dst []float32, blocks []byte, x []float32) {
 		return
 	}
 	matVecQ6_KGo(dst, blocks, x)
-}
-
-func checkK(name string, rows, nbytes, n, blockBytes int) {
-	if n%KBlockValues != 0 {
-		panic(fmt.Sprintf("kernels: %s: len(x) = %d is not a multiple of %d", name, n, KBlockValues))
-	}
-	if need := rows * (n / KBlockValues) * blockBytes; nbytes < need {
-		panic(fmt.Sprintf("kernels: %s: %d bytes of blocks < %d for %d rows × %d", name, nbytes, need, rows, n))
-	}
 }
 
 // BlockBytesQ5_0 is the size of a Q5_0 block of 32 values: a
@@ -310,7 +303,7 @@ const BlockBytesQ5_0 = 22
 // MatVecQ5_0 is MatVecQ8_0 over Q5_0 blocks of BlockBytesQ5_0 bytes, with
 // q the block's 32 five-bit quants minus 16, in the same order.
 func MatVecQ5_0(dst []float32, blocks []byte, x []float32) {
-	checkQuant("MatVecQ5_0", len(dst), len(blocks), len(x), BlockBytesQ5_0)
+	checkBlocks("MatVecQ5_0", len(dst), len(blocks), len(x), BlockValues, BlockBytesQ5_0)
 	if len(dst) == 0 {
 		return
 	}
