@@ -111,29 +111,28 @@ func MatMatF32(dst, w, x []float32, rows, cols, stride int) {
 // k = 0..7 in order (x relative to the block), then s += d·((a0+a1) +
 // (a2+a3)).
 func MatVecQ8_0(dst []float32, blocks []byte, x []float32) {
-	checkBlocks("MatVecQ8_0", len(dst), len(blocks), len(x), BlockValues, BlockBytesQ8_0)
-	if len(dst) == 0 {
-		return
-	}
-	if simd128 {
-		simdMatVecQ8_0(dst, blocks, x)
-		return
-	}
-	matVecQ8_0Go(dst, blocks, x)
+	matVecBlocks("MatVecQ8_0", dst, blocks, x, BlockValues, BlockBytesQ8_0, simdMatVecQ8_0, matVecQ8_0Go)
 }
 
 // MatVecQ4_0 is MatVecQ8_0 over Q4_0 blocks of BlockBytesQ4_0 bytes, with
 // q the block's 32 quants minus 8, in the same order.
 func MatVecQ4_0(dst []float32, blocks []byte, x []float32) {
-	checkBlocks("MatVecQ4_0", len(dst), len(blocks), len(x), BlockValues, BlockBytesQ4_0)
+	matVecBlocks("MatVecQ4_0", dst, blocks, x, BlockValues, BlockBytesQ4_0, simdMatVecQ4_0, matVecQ4_0Go)
+}
+
+// matVecBlocks checks a product over stored blocks (checkBlocks) and
+// runs it: on the SIMD path when the module is attached, else on the Go
+// path.
+func matVecBlocks(name string, dst []float32, blocks []byte, x []float32, values, blockBytes int, simd, goPath func(dst []float32, blocks []byte, x []float32)) {
+	checkBlocks(name, len(dst), len(blocks), len(x), values, blockBytes)
 	if len(dst) == 0 {
 		return
 	}
 	if simd128 {
-		simdMatVecQ4_0(dst, blocks, x)
+		simd(dst, blocks, x)
 		return
 	}
-	matVecQ4_0Go(dst, blocks, x)
+	goPath(dst, blocks, x)
 }
 
 // checkBlocks panics unless x's n values are whole blocks of values and
@@ -231,11 +230,8 @@ const stackSums = 1024
 // then v_l += sc_j·a_l; t_l = m_l·xs_l + m_{l+4}·xs_{l+4} (the block's
 // sums); c_l += d·v_l − dmin·t_l. Finally s = (c0+c1) + (c2+c3).
 func MatVecQ4_K(dst []float32, blocks []byte, x []float32) {
-	checkBlocks("MatVecQ4_K", len(dst), len(blocks), len(x), KBlockValues, BlockBytesQ4_K)
-	if len(dst) == 0 {
-		return
-	}
-	matVecMinK(dst, blocks, x, false)
+	k := func(dst []float32, blocks []byte, x []float32) { matVecMinK(dst, blocks, x, false) }
+	matVecBlocks("MatVecQ4_K", dst, blocks, x, KBlockValues, BlockBytesQ4_K, k, k)
 }
 
 // MatVecQ5_K is MatVecQ4_K over Q5_K blocks of BlockBytesQ5_K bytes:
@@ -243,11 +239,8 @@ func MatVecQ4_K(dst []float32, blocks []byte, x []float32) {
 // then 128 bytes of nibbles as Q4_K's; value l of sub-block j has the
 // fifth bit j of qh[l], q = nibble + 16·bit. The same order.
 func MatVecQ5_K(dst []float32, blocks []byte, x []float32) {
-	checkBlocks("MatVecQ5_K", len(dst), len(blocks), len(x), KBlockValues, BlockBytesQ5_K)
-	if len(dst) == 0 {
-		return
-	}
-	matVecMinK(dst, blocks, x, true)
+	k := func(dst []float32, blocks []byte, x []float32) { matVecMinK(dst, blocks, x, true) }
+	matVecBlocks("MatVecQ5_K", dst, blocks, x, KBlockValues, BlockBytesQ5_K, k, k)
 }
 
 // BlockBytesQ5_K is the size of a Q5_K super-block (ggml's block_q5_K).
@@ -282,15 +275,7 @@ func matVecMinK(dst []float32, blocks []byte, x []float32, q5 bool) {
 // a_l from +0, a_l += q[4k+l]·x[16g+4k+l] for k = 0..3, then
 // v_l += sc_g·a_l; c_l += d·v_l. Finally s = (c0+c1) + (c2+c3).
 func MatVecQ6_K(dst []float32, blocks []byte, x []float32) {
-	checkBlocks("MatVecQ6_K", len(dst), len(blocks), len(x), KBlockValues, BlockBytesQ6_K)
-	if len(dst) == 0 {
-		return
-	}
-	if simd128 {
-		simdMatVecQ6_K(dst, blocks, x)
-		return
-	}
-	matVecQ6_KGo(dst, blocks, x)
+	matVecBlocks("MatVecQ6_K", dst, blocks, x, KBlockValues, BlockBytesQ6_K, simdMatVecQ6_K, matVecQ6_KGo)
 }
 
 // BlockBytesQ5_0 is the size of a Q5_0 block of 32 values: a
@@ -303,13 +288,5 @@ const BlockBytesQ5_0 = 22
 // MatVecQ5_0 is MatVecQ8_0 over Q5_0 blocks of BlockBytesQ5_0 bytes, with
 // q the block's 32 five-bit quants minus 16, in the same order.
 func MatVecQ5_0(dst []float32, blocks []byte, x []float32) {
-	checkBlocks("MatVecQ5_0", len(dst), len(blocks), len(x), BlockValues, BlockBytesQ5_0)
-	if len(dst) == 0 {
-		return
-	}
-	if simd128 {
-		simdMatVecQ5_0(dst, blocks, x)
-		return
-	}
-	matVecQ5_0Go(dst, blocks, x)
+	matVecBlocks("MatVecQ5_0", dst, blocks, x, BlockValues, BlockBytesQ5_0, simdMatVecQ5_0, matVecQ5_0Go)
 }
