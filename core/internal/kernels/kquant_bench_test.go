@@ -18,7 +18,7 @@ import (
 var kBenchShapes = []struct{ rows, cols int }{{896, 4864}, {4864, 1024}, {2048, 2048}, {8192, 2048}}
 
 func BenchmarkMatVecQ4_K(b *testing.B) {
-	benchK(b, gguf.TypeQ4_K, randQ4_K, MatVecQ4_K, func(dst []float32, blocks []byte, x []float32) {
+	benchK(b, kBenchShapes, 1, gguf.TypeQ4_K, randQ4_K, MatVecQ4_K, func(dst []float32, blocks []byte, x []float32) {
 		xs := make([]float32, len(x)/BlockValues)
 		blockSums(xs, x)
 		matVecQ4_KGo(dst, blocks, x, xs)
@@ -26,7 +26,7 @@ func BenchmarkMatVecQ4_K(b *testing.B) {
 }
 
 func BenchmarkMatVecQ5_K(b *testing.B) {
-	benchK(b, gguf.TypeQ5_K, randQ5_K, MatVecQ5_K, func(dst []float32, blocks []byte, x []float32) {
+	benchK(b, kBenchShapes, 1, gguf.TypeQ5_K, randQ5_K, MatVecQ5_K, func(dst []float32, blocks []byte, x []float32) {
 		xs := make([]float32, len(x)/BlockValues)
 		blockSums(xs, x)
 		matVecQ5_KGo(dst, blocks, x, xs)
@@ -34,16 +34,18 @@ func BenchmarkMatVecQ5_K(b *testing.B) {
 }
 
 func BenchmarkMatVecQ6_K(b *testing.B) {
-	benchK(b, gguf.TypeQ6_K, randQ6_K, MatVecQ6_K, matVecQ6_KGo)
+	benchK(b, kBenchShapes, 1, gguf.TypeQ6_K, randQ6_K, MatVecQ6_K, matVecQ6_KGo)
 }
 
-func benchK(b *testing.B, typ gguf.TensorType, gen func(*rand.Rand, int, int) []byte, exported, goPath func([]float32, []byte, []float32)) {
+// benchK times exported, the Go path and the codec over the shapes, the
+// blocks drawn by gen from a stream seeded with seed.
+func benchK(b *testing.B, shapes []struct{ rows, cols int }, seed uint64, typ gguf.TensorType, gen func(*rand.Rand, int, int) []byte, exported, goPath func([]float32, []byte, []float32)) {
 	c, err := typ.Codec()
 	if err != nil {
 		b.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(4, 1))
-	for _, sh := range kBenchShapes {
+	rng := rand.New(rand.NewPCG(4, seed))
+	for _, sh := range shapes {
 		blocks, x, dst := gen(rng, sh.rows, sh.cols), benchFloats(sh.cols, 2), make([]float32, sh.rows)
 		for _, path := range append(benchPaths(false), "codec") {
 			f := exported
@@ -67,27 +69,5 @@ func benchK(b *testing.B, typ gguf.TensorType, gen func(*rand.Rand, int, int) []
 // file stores most matrices as Q5_0: the attention's 896×896 and the
 // feed-forward's 4864×896.
 func BenchmarkMatVecQ5_0(b *testing.B) {
-	c, err := gguf.TypeQ5_0.Codec()
-	if err != nil {
-		b.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(4, 2))
-	for _, sh := range []struct{ rows, cols int }{{896, 896}, {4864, 896}} {
-		blocks, x, dst := randQ5_0(rng, sh.rows, sh.cols), benchFloats(sh.cols, 2), make([]float32, sh.rows)
-		for _, path := range append(benchPaths(false), "codec") {
-			f := MatVecQ5_0
-			switch path {
-			case "go":
-				f = matVecQ5_0Go
-			case "codec":
-				f = func(dst []float32, blocks []byte, x []float32) { c.MulVec(dst, blocks, x) }
-			}
-			b.Run(fmt.Sprintf("%dx%d/%s", sh.rows, sh.cols, path), func(b *testing.B) {
-				for b.Loop() {
-					f(dst, blocks, x)
-				}
-				reportFLOPs(b, sh.rows*sh.cols)
-			})
-		}
-	}
+	benchK(b, []struct{ rows, cols int }{{896, 896}, {4864, 896}}, 2, gguf.TypeQ5_0, randQ5_0, MatVecQ5_0, matVecQ5_0Go)
 }
