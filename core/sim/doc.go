@@ -38,9 +38,10 @@
 // the same numbers bit for bit; RefStride samples it on long runs. The
 // page's workers compute a long stream's references in blocks from its
 // end down while the page decodes from the start (refshare.go;
-// TestImportedReferenceIsTheSameRun). The reference is plain Go (four
-// rows per pass, stream.go), not core/internal/kernels, so as WebAssembly
-// it runs without SIMD; BenchmarkReference measures it.
+// TestImportedReferenceIsTheSameRun). The reference's logits and
+// weighted sums are core/internal/kernels' ScoresF32 and WeightedSumF32,
+// so the page computes them with WebAssembly SIMD and native code with
+// SSE2, the same bits on every path; BenchmarkReference measures it.
 //
 // # Real models
 //

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/kvscope/kvscope/core/internal/fastmath"
+	"github.com/kvscope/kvscope/core/internal/kernels"
 	"github.com/kvscope/kvscope/core/synth"
 	"github.com/kvscope/kvscope/core/trace"
 )
@@ -214,12 +215,12 @@ func (s *Stream) weight(t, l, qh, p int) float32 {
 	}
 	i := (t*s.layers+l)*s.heads + qh
 	k, _ := s.history(l, qh/(s.heads/s.kvHeads), p+1)
-	return fastmath.ExpNeg((fastmath.Dot(s.query(t, l, qh), k[p*s.dim:])-s.mx[i])*s.scale) * s.inv[i]
+	d := s.dim
+	return fastmath.ExpNeg((kernels.DotF32(s.query(t, l, qh), k[p*d:(p+1)*d])-s.mx[i])*s.scale) * s.inv[i]
 }
 
-// weights sets row[p] = weight(t, l, qh, p) for each position p of ps,
-// four positions per pass (dots4: the same bits). Layer l's
-// reference at t must be known. Cost O(len(ps)·Dim).
+// weights sets row[p] = weight(t, l, qh, p) for each position p of ps.
+// Layer l's reference at t must be known. Cost O(len(ps)·Dim).
 func (s *Stream) weights(t, l, qh int, ps []int32, row []float32) {
 	if r := s.row(t, l, qh); r != nil {
 		for _, p := range ps {
@@ -231,82 +232,27 @@ func (s *Stream) weights(t, l, qh int, ps []int32, row []float32) {
 	mx, inv, scale, d := s.mx[i], s.inv[i], s.scale, s.dim
 	q := s.query(t, l, qh)
 	hk, _ := s.history(l, qh/(s.heads/s.kvHeads), t+1)
-	n := 0
-	for ; n+4 <= len(ps); n += 4 {
-		p4 := ps[n : n+4 : n+4]
-		s0, s1, s2, s3 := dots4(q, hk[int(p4[0])*d:], hk[int(p4[1])*d:], hk[int(p4[2])*d:], hk[int(p4[3])*d:])
-		row[p4[0]] = fastmath.ExpNeg((s0-mx)*scale) * inv
-		row[p4[1]] = fastmath.ExpNeg((s1-mx)*scale) * inv
-		row[p4[2]] = fastmath.ExpNeg((s2-mx)*scale) * inv
-		row[p4[3]] = fastmath.ExpNeg((s3-mx)*scale) * inv
-	}
-	for _, p := range ps[n:] {
-		row[p] = s.weight(t, l, qh, int(p))
+	for _, p := range ps {
+		row[p] = fastmath.ExpNeg((kernels.DotF32(q, hk[int(p)*d:int(p+1)*d])-mx)*scale) * inv
 	}
 }
 
-// refLogits sets w[p] = q·rows[p] for the len(w) rows of len(q) values
-// in rows and returns the largest, four rows per pass (dots4).
+// refLogits sets w[p] = q·rows[p] (kernels.DotF32's order) for the len(w)
+// rows of len(q) values in rows and returns the largest.
 func refLogits(w, q, rows []float32) float32 {
-	d := len(q)
-	rows = rows[:len(w)*d]
+	kernels.ScoresF32(w, q, rows, len(q))
 	mx := float32(math.Inf(-1))
 	p := 0
 	for ; p+4 <= len(w); p += 4 {
-		r := rows[p*d : (p+4)*d]
-		s0, s1, s2, s3 := dots4(q, r, r[d:], r[2*d:], r[3*d:])
 		w4 := w[p : p+4 : p+4]
-		w4[0], w4[1], w4[2], w4[3] = s0, s1, s2, s3
-		mx = max4(mx, s0, s1, s2, s3)
+		mx = max4(mx, w4[0], w4[1], w4[2], w4[3])
 	}
-	for ; p < len(w); p++ {
-		s := fastmath.Dot(q, rows[p*d:(p+1)*d])
-		w[p] = s
+	for _, s := range w[p:] {
 		if s > mx {
 			mx = s
 		}
 	}
 	return mx
-}
-
-// dots4 returns q·r0, …, q·r3 over len(q) values (each r at least as
-// long): four rows per pass share the loads of q, and each dot adds its
-// terms in order, as fastmath.Dot does, so the results are its bits.
-func dots4(q, r0, r1, r2, r3 []float32) (s0, s1, s2, s3 float32) {
-	d := len(q)
-	r0, r1, r2, r3 = r0[:d], r1[:d], r2[:d], r3[:d]
-	// Four values of q per pass: Go's WebAssembly loops pay a dispatch per
-	// iteration, as much as the arithmetic of one value. Each sum still adds
-	// its terms in order.
-	j := 0
-	for ; j+4 <= d; j += 4 {
-		q4 := q[j : j+4 : j+4]
-		a, b, c, e := r0[j:j+4:j+4], r1[j:j+4:j+4], r2[j:j+4:j+4], r3[j:j+4:j+4]
-		s0 += q4[0] * a[0]
-		s1 += q4[0] * b[0]
-		s2 += q4[0] * c[0]
-		s3 += q4[0] * e[0]
-		s0 += q4[1] * a[1]
-		s1 += q4[1] * b[1]
-		s2 += q4[1] * c[1]
-		s3 += q4[1] * e[1]
-		s0 += q4[2] * a[2]
-		s1 += q4[2] * b[2]
-		s2 += q4[2] * c[2]
-		s3 += q4[2] * e[2]
-		s0 += q4[3] * a[3]
-		s1 += q4[3] * b[3]
-		s2 += q4[3] * c[3]
-		s3 += q4[3] * e[3]
-	}
-	for ; j < d; j++ {
-		x := q[j]
-		s0 += x * r0[j]
-		s1 += x * r1[j]
-		s2 += x * r2[j]
-		s3 += x * r3[j]
-	}
-	return s0, s1, s2, s3
 }
 
 // max4 returns the largest of its arguments (none is NaN: the engine's
@@ -329,14 +275,10 @@ func max4(m, a, b, c, d float32) float32 {
 }
 
 // refExpSum replaces w[p] by e^((w[p]−mx)·scale), sets o (len(o) values)
-// to Σ_p w[p]·rows[p] over those unnormalized weights and returns Σ_p w[p]
-// (summed in float64). Eight rows per pass share each o[j] update (a
-// quarter faster than four under WebAssembly, where o[j] is a load and a
-// store).
+// to Σ_p w[p]·rows[p] over those unnormalized weights
+// (kernels.WeightedSumF32's order: from +0 in increasing p) and returns
+// Σ_p w[p], summed in float64 eight weights at a time.
 func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
-	d := len(o)
-	rows = rows[:len(w)*d]
-	clear(o)
 	var z float64
 	p := 0
 	for ; p+8 <= len(w); p += 8 {
@@ -347,33 +289,18 @@ func refExpSum(w []float32, mx, scale float32, rows, o []float32) float64 {
 		e6, e7 := fastmath.ExpNeg((w8[6]-mx)*scale), fastmath.ExpNeg((w8[7]-mx)*scale)
 		w8[0], w8[1], w8[2], w8[3], w8[4], w8[5], w8[6], w8[7] = e0, e1, e2, e3, e4, e5, e6, e7
 		z += ((float64(e0) + float64(e1)) + (float64(e2) + float64(e3))) + ((float64(e4) + float64(e5)) + (float64(e6) + float64(e7)))
-		r := rows[p*d : (p+8)*d]
-		r0, r1, r2, r3 := r[:d], r[d:][:d], r[2*d:][:d], r[3*d:][:d]
-		r4, r5, r6, r7 := r[4*d:][:d], r[5*d:][:d], r[6*d:][:d], r[7*d:][:d]
-		j := 0
-		for ; j+2 <= d; j += 2 { // two values per pass (see dots4)
-			o2 := o[j : j+2 : j+2]
-			o2[0] += ((e0*r0[j] + e1*r1[j]) + (e2*r2[j] + e3*r3[j])) + ((e4*r4[j] + e5*r5[j]) + (e6*r6[j] + e7*r7[j]))
-			k := j + 1
-			o2[1] += ((e0*r0[k] + e1*r1[k]) + (e2*r2[k] + e3*r3[k])) + ((e4*r4[k] + e5*r5[k]) + (e6*r6[k] + e7*r7[k]))
-		}
-		for ; j < d; j++ {
-			o[j] += ((e0*r0[j] + e1*r1[j]) + (e2*r2[j] + e3*r3[j])) + ((e4*r4[j] + e5*r5[j]) + (e6*r6[j] + e7*r7[j]))
-		}
 	}
 	for ; p < len(w); p++ {
 		ex := fastmath.ExpNeg((w[p] - mx) * scale)
 		w[p] = ex
 		z += float64(ex)
-		row := rows[p*d : (p+1)*d]
-		for j := range o {
-			o[j] += ex * row[j]
-		}
 	}
+	kernels.WeightedSumF32(o, w, rows, len(o))
 	return z
 }
 
-// scaleBy multiplies every value of x by f, eight per pass (see dots4).
+// scaleBy multiplies every value of x by f, eight per pass (Go's
+// WebAssembly loops pay a dispatch per iteration).
 func scaleBy(x []float32, f float32) {
 	p := 0
 	for ; p+8 <= len(x); p += 8 {

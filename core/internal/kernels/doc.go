@@ -9,8 +9,8 @@
 //     exists only under GOOS=js GOARCH=wasm, and only when the host gave the
 //     module to the Go program's imports (static/kernels.js does).
 //   - "amd64 sse2": natively on amd64, the F32 kernels (DotF32, MatVecF32,
-//     MatMatF32, ScoresF32) in SSE2 assembly (dot_amd64.s), the others in
-//     Go. The build tag purego leaves it out.
+//     MatMatF32, ScoresF32, WeightedSumF32) in SSE2 assembly (dot_amd64.s,
+//     wsum_amd64.s), the others in Go. The build tag purego leaves it out.
 //   - "go": plain Go (fallback.go), used on other ports and whenever the
 //     module is absent.
 //
@@ -49,7 +49,7 @@
 // The users are core/model's matrix-vector products (model.Matrix over
 // F32, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K rows; other GGUF types run
 // on their gguf.Codec in Go)
-// and FullCache's attention scores and weighted sums. The simulator's
-// reference attention (core/sim) and the compressed stores (core/store)
-// do not call it.
+// FullCache's attention scores and weighted sums, and the simulator's
+// reference attention (core/sim's Stream). The compressed stores
+// (core/store) do not call it: they work on their own encodings.
 package kernels

@@ -9,8 +9,8 @@ import "unsafe"
 // processor has, computing the same bits as the Go path in the same row
 // order. Go's compiler keeps only a few of dotGo's eight scalar sums in
 // registers; the assembly keeps a row's eight lanes in two XMM registers
-// and four rows' in eight, sharing each load of x. The other kernels stay
-// on the Go path. The build tag purego turns this path off.
+// and four rows' in eight, sharing each load of x. WeightedSumF32 has its
+// own (wsum_amd64.s); the other kernels stay on the Go path. The build tag purego turns this path off.
 const sse2 = true
 
 // dotsSSE2 sets dst[t] = dotGo(rows[t·stride:][:n], x[:n]) for every t

@@ -82,10 +82,10 @@ func offsetCopy(vals []float32, off int) []float32 {
 	return s
 }
 
-// TestAsmDots: dotsSSE2 through each F32 kernel equals the Go path, on
-// every length to 40, row counts around the groups of four, strides from
-// n to n+7 (odd ones leave the rows unaligned), unaligned starts, and
-// values normal, of every exponent and special. Reads past the inputs
+// TestAsmDots: dotsSSE2 through each F32 kernel, and wsumSSE2, equal the
+// Go path, on every length to 40, row counts around the groups of four,
+// strides from n to n+7 (odd ones leave the rows unaligned), unaligned
+// starts, and values normal, of every exponent and special. Reads past the inputs
 // give NaNs; writes past dst are caught.
 func TestAsmDots(t *testing.T) {
 	if Path() != "amd64 sse2" {
@@ -105,6 +105,16 @@ func TestAsmDots(t *testing.T) {
 				check(t)
 				dotsGo(want, x, keys, stride)
 				sameAsm(t, g.name+" scores", got, want)
+
+				if count > 0 {
+					att := offsetCopy(g.f(rng, count), rng.IntN(4))
+					got, check := canaried(n)
+					want := make([]float32, n)
+					sse2WeightedSumF32(got, att, keys, stride)
+					check(t)
+					weightedSumGo(want, att, keys, stride)
+					sameAsm(t, g.name+" wsum", got, want)
+				}
 
 				w := offsetCopy(g.f(rng, count*n), rng.IntN(4))
 				got, check = canaried(count)
@@ -155,9 +165,10 @@ func floatsOf(data []byte) []float32 {
 	return s
 }
 
-// FuzzAsmDots holds dotsSSE2 equal to dotsGo on rows and x cut from the
-// fuzzer's bytes (repeated when short): n, the row count and the extra
-// stride come from three bytes of their own.
+// FuzzAsmDots holds dotsSSE2 equal to dotsGo, and wsumSSE2 to
+// weightedSumGo, on rows, x and weights cut from the fuzzer's bytes
+// (repeated when short): n, the row count and the extra stride come from
+// three bytes of their own.
 func FuzzAsmDots(f *testing.F) {
 	le := func(vals ...float32) []byte {
 		b := make([]byte, 4*len(vals))
@@ -194,6 +205,11 @@ func FuzzAsmDots(f *testing.F) {
 		sameAsm(t, "dots", got, want)
 		if count > 0 {
 			sameAsm(t, "dot", []float32{sse2DotF32(rows[:n], x)}, []float32{dotGo(rows[:n], x)})
+			att := get(2*n, count)
+			got, want := make([]float32, n), make([]float32, n)
+			sse2WeightedSumF32(got, att, rows, stride)
+			weightedSumGo(want, att, rows, stride)
+			sameAsm(t, "wsum", got, want)
 		}
 	})
 }

@@ -188,6 +188,10 @@ func WeightedSumF32(out, att, vals []float32, stride int) {
 		simdWeightedSumF32(out, att, vals, stride)
 		return
 	}
+	if sse2 {
+		sse2WeightedSumF32(out, att, vals, stride)
+		return
+	}
 	weightedSumGo(out, att, vals, stride)
 }
 
