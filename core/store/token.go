@@ -18,6 +18,7 @@ type tokenCodec struct {
 	par           []quant.Params // capacity×groups
 	qsum          []float32      // groups: Σ qs over each group (Prepare)
 	tok8          bool           // 8-bit codes, one group per token, no basis, rotation or outliers: the kernels of tok8.go
+	fa, fb        []float32      // tok8: capacity; a WeightedSum's factors w·Scale and w·Min per slot
 	tok2          bool           // 2-bit codes, one group per token, likewise (tok8.go)
 }
 
@@ -34,6 +35,9 @@ func newToken(s *Store) *tokenCodec {
 	plain := cfg.Basis == nil && cfg.Rotate == NoRotation && cfg.Outliers == 0
 	c.tok8 = cfg.Bits == 8 && c.groups == 1 && plain
 	c.tok2 = cfg.Bits == 2 && c.groups == 1 && plain
+	if c.tok8 {
+		c.fa, c.fb = make([]float32, s.capacity), make([]float32, s.capacity)
+	}
 	c.par = make([]quant.Params, s.capacity*c.groups)
 	c.qsum = make([]float32, c.groups)
 	return c

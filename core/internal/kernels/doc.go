@@ -1,6 +1,7 @@
 // Package kernels holds the forward pass's inner loops — dot products,
 // matrix-vector products over float32 rows and over raw GGUF Q8_0, Q4_0,
-// Q5_0, Q4_K, Q5_K and Q6_K blocks, attention scores and weighted sums —
+// Q5_0, Q4_K, Q5_K and Q6_K blocks, attention scores and weighted sums,
+// dots and weighted sums over rows of byte codes —
 // on paths that compute the same bits:
 //
 //   - "wasm simd128": a WebAssembly SIMD module (kernels.wat, assembled to
@@ -49,7 +50,8 @@
 // The users are core/model's matrix-vector products (model.Matrix over
 // F32, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K rows; other GGUF types run
 // on their gguf.Codec in Go)
-// FullCache's attention scores and weighted sums, and the simulator's
-// reference attention (core/sim's Stream). The compressed stores
-// (core/store) do not call it: they work on their own encodings.
+// FullCache's attention scores and weighted sums, the simulator's
+// reference attention (core/sim's Stream), and core/store's 8-bit
+// per-token codes (DotsU8 and AffineU8, the page's default storage); the
+// store's other encodings run in Go.
 package kernels

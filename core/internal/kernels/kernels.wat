@@ -20,8 +20,9 @@
   ;; abi_version is the interface's version; the Go side uses the module
   ;; only when it returns the version the Go code was written for. 2: the
   ;; F32 row order of eight lane sums (1 was four products per chunk added
-  ;; to one running sum); 3: the Q4_K, Q5_K, Q6_K and Q5_0 products.
-  (func (export "abi_version") (result i32) (i32.const 3))
+  ;; to one running sum); 3: the Q4_K, Q5_K, Q6_K and Q5_0 products; 4: the
+  ;; byte-code gathers dots_u8 and affine_u8.
+  (func (export "abi_version") (result i32) (i32.const 4))
 
   ;; $dot returns a·b over n floats in the row order. With p_j = a[j]·b[j]:
   ;; eight lane sums from +0 held in two vectors, lo (lanes 0..3) and hi
@@ -1360,4 +1361,141 @@
           (f32.add (f32x4.extract_lane 0 (local.get $c)) (f32x4.extract_lane 2 (local.get $c))))
         (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
         (br $rows))))
+
+  ;; ---- Byte codes (core/store's 8-bit tokens) ----
+
+  ;; dots_u8 sets dst[i] = Σ_j q[j]·codes[rows[i]·n + j] for i < count,
+  ;; rows holding count int64 row numbers (Go ints). Order per row: four
+  ;; lane sums a_l from +0, a_l += q[j]·c[j] for j ≡ l (mod 4) over the
+  ;; first n − n%4 columns in increasing j; then the last n%4 products
+  ;; added to a0 one by one; s = (a0 + a1) + (a2 + a3).
+  (func (export "dots_u8") (param $dst i32) (param $q i32) (param $codes i32) (param $rows i32) (param $count i32) (param $n i32)
+    (local $de i32) (local $r i32) (local $j i32) (local $n4 i32) (local $acc v128) (local $a0 f32)
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (local.set $de (i32.add (local.get $dst) (i32.shl (local.get $count) (i32.const 2))))
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.ge_u (local.get $dst) (local.get $de)))
+        (local.set $r (i32.add (local.get $codes)
+          (i32.mul (i32.wrap_i64 (i64.load (local.get $rows))) (local.get $n))))
+        (local.set $acc (v128.const i64x2 0 0))
+        (local.set $j (i32.const 0))
+        (block $chunks_done
+          (loop $chunk
+            (br_if $chunks_done (i32.ge_u (local.get $j) (local.get $n4)))
+            (local.set $acc (f32x4.add (local.get $acc)
+              (f32x4.mul
+                (v128.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 2))))
+                (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (i16x8.extend_low_i8x16_u
+                  (v128.load32_zero (i32.add (local.get $r) (local.get $j)))))))))
+            (local.set $j (i32.add (local.get $j) (i32.const 4)))
+            (br $chunk)))
+        (local.set $a0 (f32x4.extract_lane 0 (local.get $acc)))
+        (block $tail_done
+          (loop $tail
+            (br_if $tail_done (i32.ge_u (local.get $j) (local.get $n)))
+            (local.set $a0 (f32.add (local.get $a0)
+              (f32.mul (f32.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 2))))
+                (f32.convert_i32_u (i32.load8_u (i32.add (local.get $r) (local.get $j)))))))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $tail)))
+        (f32.store (local.get $dst)
+          (f32.add
+            (f32.add (local.get $a0) (f32x4.extract_lane 1 (local.get $acc)))
+            (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc)))))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+        (local.set $rows (i32.add (local.get $rows) (i32.const 8)))
+        (br $row))))
+
+  ;; affine_u8 adds, for i = 0..count−1 in turn, a[i]·c + b[i] to every
+  ;; dst[j], c = codes[rows[i]·n + j]: dst[j] = dst[j] + ((a[i]·c) + b[i]),
+  ;; rounded at each step. Sixteen columns at a time held in four vectors,
+  ;; then four, then one (the order per column is the same in each).
+  (func (export "affine_u8") (param $dst i32) (param $a i32) (param $b i32) (param $codes i32) (param $rows i32) (param $count i32) (param $n i32)
+    (local $col i32) (local $end i32) (local $i i32) (local $r i32) (local $av v128) (local $bv v128) (local $c v128)
+    (local $c0 v128) (local $c1 v128) (local $c2 v128) (local $c3 v128) (local $o f32) (local $w v128)
+    ;; sixteen columns at a time
+    (local.set $end (i32.and (local.get $n) (i32.const -16)))
+    (block $w16_done
+      (loop $w16
+        (br_if $w16_done (i32.ge_u (local.get $col) (local.get $end)))
+        (local.set $c0 (v128.load (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2)))))
+        (local.set $c1 (v128.load offset=16 (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2)))))
+        (local.set $c2 (v128.load offset=32 (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2)))))
+        (local.set $c3 (v128.load offset=48 (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2)))))
+        (local.set $i (i32.const 0))
+        (block $t_done
+          (loop $t
+            (br_if $t_done (i32.ge_u (local.get $i) (local.get $count)))
+            (local.set $av (v128.load32_splat (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 2)))))
+            (local.set $bv (v128.load32_splat (i32.add (local.get $b) (i32.shl (local.get $i) (i32.const 2)))))
+            (local.set $r (i32.add (i32.add (local.get $codes) (local.get $col))
+              (i32.mul (i32.wrap_i64 (i64.load (i32.add (local.get $rows) (i32.shl (local.get $i) (i32.const 3))))) (local.get $n))))
+            (local.set $c (v128.load (local.get $r)))
+            (local.set $w (i16x8.extend_low_i8x16_u (local.get $c)))
+            (local.set $c0 (f32x4.add (local.get $c0) (f32x4.add
+              (f32x4.mul (local.get $av) (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (local.get $w))))
+              (local.get $bv))))
+            (local.set $c1 (f32x4.add (local.get $c1) (f32x4.add
+              (f32x4.mul (local.get $av) (f32x4.convert_i32x4_u (i32x4.extend_high_i16x8_u (local.get $w))))
+              (local.get $bv))))
+            (local.set $w (i16x8.extend_high_i8x16_u (local.get $c)))
+            (local.set $c2 (f32x4.add (local.get $c2) (f32x4.add
+              (f32x4.mul (local.get $av) (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (local.get $w))))
+              (local.get $bv))))
+            (local.set $c3 (f32x4.add (local.get $c3) (f32x4.add
+              (f32x4.mul (local.get $av) (f32x4.convert_i32x4_u (i32x4.extend_high_i16x8_u (local.get $w))))
+              (local.get $bv))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $t)))
+        (v128.store (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2))) (local.get $c0))
+        (v128.store offset=16 (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2))) (local.get $c1))
+        (v128.store offset=32 (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2))) (local.get $c2))
+        (v128.store offset=48 (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2))) (local.get $c3))
+        (local.set $col (i32.add (local.get $col) (i32.const 16)))
+        (br $w16)))
+    ;; four at a time
+    (local.set $end (i32.and (local.get $n) (i32.const -4)))
+    (block $w4_done
+      (loop $w4
+        (br_if $w4_done (i32.ge_u (local.get $col) (local.get $end)))
+        (local.set $c0 (v128.load (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2)))))
+        (local.set $i (i32.const 0))
+        (block $t_done
+          (loop $t
+            (br_if $t_done (i32.ge_u (local.get $i) (local.get $count)))
+            (local.set $r (i32.add (i32.add (local.get $codes) (local.get $col))
+              (i32.mul (i32.wrap_i64 (i64.load (i32.add (local.get $rows) (i32.shl (local.get $i) (i32.const 3))))) (local.get $n))))
+            (local.set $c0 (f32x4.add (local.get $c0) (f32x4.add
+              (f32x4.mul
+                (v128.load32_splat (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 2))))
+                (f32x4.convert_i32x4_u (i32x4.extend_low_i16x8_u (i16x8.extend_low_i8x16_u
+                  (v128.load32_zero (local.get $r))))))
+              (v128.load32_splat (i32.add (local.get $b) (i32.shl (local.get $i) (i32.const 2)))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $t)))
+        (v128.store (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2))) (local.get $c0))
+        (local.set $col (i32.add (local.get $col) (i32.const 4)))
+        (br $w4)))
+    ;; one at a time
+    (block $w1_done
+      (loop $w1
+        (br_if $w1_done (i32.ge_u (local.get $col) (local.get $n)))
+        (local.set $o (f32.load (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2)))))
+        (local.set $i (i32.const 0))
+        (block $t_done
+          (loop $t
+            (br_if $t_done (i32.ge_u (local.get $i) (local.get $count)))
+            (local.set $r (i32.add (i32.add (local.get $codes) (local.get $col))
+              (i32.mul (i32.wrap_i64 (i64.load (i32.add (local.get $rows) (i32.shl (local.get $i) (i32.const 3))))) (local.get $n))))
+            (local.set $o (f32.add (local.get $o) (f32.add
+              (f32.mul
+                (f32.load (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 2))))
+                (f32.convert_i32_u (i32.load8_u (local.get $r))))
+              (f32.load (i32.add (local.get $b) (i32.shl (local.get $i) (i32.const 2)))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $t)))
+        (f32.store (i32.add (local.get $dst) (i32.shl (local.get $col) (i32.const 2))) (local.get $o))
+        (local.set $col (i32.add (local.get $col) (i32.const 1)))
+        (br $w1))))
 )
