@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -108,6 +109,48 @@ func TestRealShapesInPage(t *testing.T) {
 				}
 				t.Logf("%s: the synthesized text ended at step %d (%q); steps/s is the page's stepping rate", sh.name, s.Step, s.Text.Full)
 			}
+			tb.close()
+			if st.Size() < dropLimit {
+				dropped := dropToFirstStep(t, src)
+				t.Logf("%s: dropped file to first decoded step %.1f s", sh.name, dropped.Seconds())
+			}
 		})
 	}
+}
+
+// dropLimit is the largest shape file dropToFirstStep drops: the page
+// then holds the file's bytes twice for a moment (the dropped blob and
+// the model), which a 1B shape's 730 MB would take past 2 GB.
+const dropLimit = 600 << 20
+
+// dropToFirstStep opens the page in a fresh tab, lets it fetch src as a
+// blob (a visitor's file, already in memory), drops it on the page as a
+// visitor would and returns the page's own time (performance.now) from the
+// drop to its first decoded step of the dropped model.
+func dropToFirstStep(t *testing.T, src string) time.Duration {
+	t.Helper()
+	tb := freshTab(t, viewW, viewH, 1, 10*time.Minute)
+	defer tb.close()
+	if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/#mode=model&play=1&speed=240&mtokens=256")); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitJS(`window.kvscope && JSON.parse(window.kvscope.state()).model.loaded`, 2*time.Minute)
+	ms := tb.evalAsync(`fetch(` + strconv.Quote(src) + `).then(r => r.blob()).then(b => new Promise(done => {
+		const dt = new DataTransfer();
+		dt.items.add(new File([b], "dropped.gguf"));
+		const t0 = performance.now();
+		document.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+		const poll = () => {
+			const s = JSON.parse(window.kvscope.state());
+			if (s.model.error) done("error: " + s.model.error);
+			else if (s.model.loaded && s.model.name === "dropped.gguf" && s.step > s.runPrompt) done(String(performance.now() - t0));
+			else setTimeout(poll, 20);
+		};
+		poll();
+	}))`)
+	v, err := strconv.ParseFloat(ms, 64)
+	if err != nil {
+		t.Fatalf("the dropped file: %s", ms)
+	}
+	return time.Duration(v * float64(time.Millisecond))
 }
