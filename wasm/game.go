@@ -20,6 +20,17 @@ import (
 // maxStepsPerFrame bounds the catch-up work of one frame while playing.
 const maxStepsPerFrame = 8
 
+// playBudget bounds one frame's stepping while playing: once a frame's
+// steps have taken this long it steps no more, so a large model decodes
+// one or two steps a frame and the page draws between them instead of
+// freezing for up to maxStepsPerFrame. The steps it leaves are not owed.
+// Shorter budgets draw more often but decode less: each frame also pays
+// for the page's own work (the pictures, the sink meter's share). On
+// SmolLM2-135M's shape (TestRealShapesInPage) a 30 ms budget decoded
+// 7.1–7.6 steps/s at 7.5–7.7 frames/s, this one 8.0–10.1 at 5.2–5.6, and
+// no budget 10.4–11.5 at 2.6–3.0.
+const playBudget = 100 * time.Millisecond
+
 // game is the Ebiten side of the page: Update applies queued input and
 // advances the engines; Draw renders the pictures into the page's holes.
 type game struct {
@@ -66,7 +77,8 @@ func (g *game) Update() error {
 		a.acc += a.st.Speed / float64(ebiten.TPS())
 		n := min(int(a.acc), maxStepsPerFrame)
 		a.acc -= math.Floor(a.acc)
-		for i := 0; i < n; i++ {
+		t1 := time.Now()
+		for i := 0; i < n && (i == 0 || time.Since(t1) < playBudget); i++ {
 			if !a.stepAll() {
 				a.st.Playing, a.acc = false, 0
 				a.reflect()

@@ -86,6 +86,7 @@ func TestRealShapesInPage(t *testing.T) {
 			// The rate over at most 15 s of play, from the step seen first
 			// to the last step seen to change (the run may end sooner:
 			// time after its end does not count), sampled every 250 ms.
+			tb.do(`window.kvscopeRAF = 0; (function tick() { window.kvscopeRAF++; requestAnimationFrame(tick); })()`)
 			s0, t1 := tb.state(), time.Now()
 			s, tLast := s0, t1
 			for time.Since(t1) < 15*time.Second && s.Step < s.Tokens {
@@ -94,12 +95,14 @@ func TestRealShapesInPage(t *testing.T) {
 					s, tLast = n, time.Now()
 				}
 			}
+			frames, _ := strconv.Atoi(tb.eval(`String(window.kvscopeRAF)`))
+			fps := float64(frames) / time.Since(t1).Seconds()
 			rate := 0.0
 			if tLast.After(t1) {
 				rate = float64(s.Step-s0.Step) / tLast.Sub(t1).Seconds()
 			}
-			t.Logf("%s: %d MB file; link to first decoded step %.1f s; %.2f steps/s over %d steps (page's own figure, per second of stepping: %.2f; three decoders a step); Update %.0f ms, Draw %.0f ms (moving averages); Go heap %.0f MB; kernels %s",
-				sh.name, st.Size()>>20, first.Seconds(), rate, s.Step-s0.Step, s.StepsPerS, s.UpdMs, s.DrawMs, s.HeapMB, s.Kernels)
+			t.Logf("%s: %d MB file; link to first decoded step %.1f s; %.2f steps/s over %d steps (page's own figure, per second of stepping: %.2f; three decoders a step); %.1f frames/s drawn meanwhile; Update %.0f ms, Draw %.0f ms (moving averages); Go heap %.0f MB; kernels %s",
+				sh.name, st.Size()>>20, first.Seconds(), rate, s.Step-s0.Step, s.StepsPerS, fps, s.UpdMs, s.DrawMs, s.HeapMB, s.Kernels)
 			if s.Step <= s0.Step && s.Step < s.Tokens {
 				// The synthesized weights' greedy text can reach EOS in both
 				// runs, which ends the run: the page's own stepping rate is
