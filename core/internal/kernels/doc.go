@@ -34,7 +34,7 @@
 // Go's WebAssembly port emits no SIMD instructions, so without this module
 // the products that dominate a decode step run one float at a time in the
 // browser. The module is written in the WebAssembly text format
-// (kernels.wat, about 2 KB assembled by wabt's wat2wasm, which make build
+// (kernels.wat, about 15 KB assembled by wabt's wat2wasm, which make build
 // installs from Debian when it is missing) because hand-written text gives
 // exact control of every operation and its order: that is what lets the
 // SIMD path return the Go path's bits. The module imports the Go program's

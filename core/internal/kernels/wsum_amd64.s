@@ -19,10 +19,10 @@ TEXT ·wsumSSE2(SB), NOSPLIT, $0-48
 	MOVQ out+0(FP), DI
 	MOVQ att+8(FP), SI
 	MOVQ vals+16(FP), BX
-	MOVQ count+24(FP), CX
-	MOVQ n+32(FP), R8
 	MOVQ stride+40(FP), R9
 	SHLQ $2, R9              // stride in bytes
+	MOVQ count+24(FP), CX
+	MOVQ n+32(FP), R8
 
 w16:
 	CMPQ  R8, $16
