@@ -11,13 +11,13 @@ import (
 var benchShapes = []struct{ rows, cols int }{{576, 576}, {576, 1536}, {1536, 576}, {49152, 576}}
 
 // benchPaths are the paths to time: the exported functions (the SIMD path
-// when the module is attached; natively on amd64, for the F32 kernels, f32,
-// the assembly) and the Go path directly.
-func benchPaths(f32 bool) []string {
+// when the module is attached; natively on amd64, for the kernels that
+// have it, asm, the assembly) and the Go path directly.
+func benchPaths(asm bool) []string {
 	if simd128 {
 		return []string{"simd", "go"}
 	}
-	if f32 && sse2 {
+	if asm && sse2 {
 		return []string{"asm", "go"}
 	}
 	return []string{"go"}
@@ -100,7 +100,7 @@ func BenchmarkMatVecQ4_0(b *testing.B) {
 func benchQuant(b *testing.B, blockBytes int, exported, goPath func([]float32, []byte, []float32)) {
 	for _, sh := range benchShapes {
 		blocks, x, dst := benchBlocks(sh.rows, sh.cols, blockBytes), benchFloats(sh.cols, 2), make([]float32, sh.rows)
-		for _, path := range benchPaths(false) {
+		for _, path := range benchPaths(blockBytes == BlockBytesQ8_0) {
 			f := exported
 			if path == "go" {
 				f = goPath

@@ -10,7 +10,8 @@ import "unsafe"
 // order. Go's compiler keeps only a few of dotGo's eight scalar sums in
 // registers; the assembly keeps a row's eight lanes in two XMM registers
 // and four rows' in eight, sharing each load of x. WeightedSumF32 has its
-// own (wsum_amd64.s); the other kernels stay on the Go path. The build tag purego turns this path off.
+// own (wsum_amd64.s), and so has MatVecQ8_0 (q8_amd64.s); the other
+// kernels stay on the Go path. The build tag purego turns this path off.
 const sse2 = true
 
 // dotsSSE2 sets dst[t] = dotGo(rows[t·stride:][:n], x[:n]) for every t

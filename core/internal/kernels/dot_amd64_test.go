@@ -213,3 +213,39 @@ func FuzzAsmDots(f *testing.F) {
 		}
 	})
 }
+
+// TestAsmQ8_0: the SSE2 Q8_0 product equals the Go path bit for bit, on
+// random blocks at every row count around the pairs and lengths of one to
+// 48 blocks, and with scales of every half-precision bit pattern
+// (subnormal, infinite and NaN scales included).
+func TestAsmQ8_0(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, nb := range []int{1, 2, 3, 5, 18, 48} {
+		for _, rows := range rowCounts {
+			n := nb * BlockValues
+			m := randQuant(rng, rows, n, BlockBytesQ8_0)
+			x := offsetCopy(randFloats(rng, n), rng.IntN(4))
+			got, check := canaried(rows)
+			want := make([]float32, rows)
+			sse2MatVecQ8_0(got, m.blocks, x)
+			check(t)
+			matVecQ8_0Go(want, m.blocks, x)
+			sameAsm(t, "q8_0", got, want)
+		}
+	}
+	const rows = 64
+	m := randQuant(rng, rows, 2*BlockValues, BlockBytesQ8_0)
+	x := randFloats(rng, 2*BlockValues)
+	got, want := make([]float32, rows), make([]float32, rows)
+	for h := 0; h < 1<<16; h += rows * 2 {
+		for b := range 2 * rows {
+			binary.LittleEndian.PutUint16(m.blocks[b*BlockBytesQ8_0:], uint16(h+b))
+		}
+		sse2MatVecQ8_0(got, m.blocks, x)
+		matVecQ8_0Go(want, m.blocks, x)
+		sameAsm(t, "q8_0 scales", got, want)
+	}
+	if err := testing.AllocsPerRun(10, func() { MatVecQ8_0(got, m.blocks, x) }); err != 0 {
+		t.Errorf("%v allocations per MatVecQ8_0", err)
+	}
+}

@@ -10,3 +10,4 @@ func sse2MatVecF32(dst, w, x []float32)                         { panic("unreach
 func sse2MatMatF32(dst, w, x []float32, rows, cols, stride int) { panic("unreachable") }
 func sse2ScoresF32(att, q, keys []float32, stride int)          { panic("unreachable") }
 func sse2WeightedSumF32(out, att, vals []float32, stride int)   { panic("unreachable") }
+func sse2MatVecQ8_0(dst []float32, blocks []byte, x []float32)  { panic("unreachable") }

@@ -111,7 +111,17 @@ func MatMatF32(dst, w, x []float32, rows, cols, stride int) {
 // k = 0..7 in order (x relative to the block), then s += d·((a0+a1) +
 // (a2+a3)).
 func MatVecQ8_0(dst []float32, blocks []byte, x []float32) {
-	matVecBlocks("MatVecQ8_0", dst, blocks, x, BlockValues, BlockBytesQ8_0, simdMatVecQ8_0, matVecQ8_0Go)
+	matVecBlocks("MatVecQ8_0", dst, blocks, x, BlockValues, BlockBytesQ8_0, simdMatVecQ8_0, matVecQ8_0Host)
+}
+
+// matVecQ8_0Host is MatVecQ8_0 off the SIMD module: SSE2 assembly on
+// amd64 (q8_amd64.s), the Go path elsewhere; the same bits.
+func matVecQ8_0Host(dst []float32, blocks []byte, x []float32) {
+	if sse2 {
+		sse2MatVecQ8_0(dst, blocks, x)
+		return
+	}
+	matVecQ8_0Go(dst, blocks, x)
 }
 
 // MatVecQ4_0 is MatVecQ8_0 over Q4_0 blocks of BlockBytesQ4_0 bytes, with
