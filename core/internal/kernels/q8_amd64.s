@@ -26,11 +26,13 @@
 // s += d·((a0+a1) + (a2+a3)), d read from half, the 65,536 fp16 values
 // widened (f16's, so the same bits as the other paths).
 TEXT ·q8RowsSSE2(SB), NOSPLIT, $0-48
-	MOVQ dst+0(FP), DI
-	MOVQ blocks+8(FP), SI
-	MOVQ rows+24(FP), CX
-	MOVQ half+40(FP), R9
-	MOVQ nb+32(FP), R8
+	MOVQ  rows+24(FP), CX
+	TESTQ CX, CX
+	JEQ   done
+	MOVQ  dst+0(FP), DI
+	MOVQ  blocks+8(FP), SI
+	MOVQ  half+40(FP), R9
+	MOVQ  nb+32(FP), R8
 
 row:
 	CMPQ  CX, $0
