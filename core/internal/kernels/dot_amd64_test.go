@@ -85,8 +85,8 @@ func offsetCopy(vals []float32, off int) []float32 {
 // TestAsmDots: dotsSSE2 through each F32 kernel, and wsumSSE2, equal the
 // Go path, on every length to 40, row counts around the groups of four,
 // strides from n to n+7 (odd ones leave the rows unaligned), unaligned
-// starts, and values normal, of every exponent and special. Reads past the inputs
-// give NaNs; writes past dst are caught.
+// starts, and values normal, of every exponent and special. Reads past
+// the inputs give NaNs; writes past dst are caught.
 func TestAsmDots(t *testing.T) {
 	if Path() != "amd64 sse2" {
 		t.Fatalf("Path() = %q, want amd64 sse2", Path())
@@ -245,7 +245,7 @@ func TestAsmQ8_0(t *testing.T) {
 		matVecQ8_0Go(want, m.blocks, x)
 		sameAsm(t, "q8_0 scales", got, want)
 	}
-	if err := testing.AllocsPerRun(10, func() { MatVecQ8_0(got, m.blocks, x) }); err != 0 {
-		t.Errorf("%v allocations per MatVecQ8_0", err)
+	if allocs := testing.AllocsPerRun(10, func() { MatVecQ8_0(got, m.blocks, x) }); allocs != 0 {
+		t.Errorf("%v allocations per MatVecQ8_0", allocs)
 	}
 }

@@ -1,6 +1,9 @@
 package kernels
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // The byte-code gathers: core/store's 8-bit tokens keep one byte code per
 // value, a row of n codes per slot, and attention reads the slots it
@@ -51,12 +54,12 @@ func AffineU8(dst, a, b []float32, codes []byte, rows []int) {
 // checkRows panics unless every row of n codes that rows names lies inside
 // codes.
 func checkRows(name string, codes []byte, rows []int, n int) {
-	limit := len(codes)
+	limit := math.MaxInt // rows of no codes take no bytes
 	if n > 0 {
 		limit = len(codes) / n
 	}
 	for _, r := range rows {
-		if r < 0 || r >= limit && n > 0 {
+		if r < 0 || r >= limit {
 			panic(fmt.Sprintf("kernels: %s: row %d of %d codes outside %d bytes", name, r, n, len(codes)))
 		}
 	}
