@@ -11,9 +11,10 @@
 //     module to the Go program's imports (static/kernels.js does).
 //   - "amd64 sse2": natively on amd64, the F32 kernels (DotF32, MatVecF32,
 //     MatMatF32, ScoresF32, WeightedSumF32) and MatVecQ8_0 in SSE2
-//     assembly (dot_amd64.s, wsum_amd64.s, q8_amd64.s), the others in Go. The build tag purego leaves it out.
-//   - "go": plain Go (fallback.go), used on other ports and whenever the
-//     module is absent.
+//     assembly (dot_amd64.s, wsum_amd64.s, q8_amd64.s), the others in Go.
+//     The build tag purego leaves it out.
+//   - "go": plain Go (fallback.go, fallback_blocks.go), used on other
+//     ports and whenever the module is absent.
 //
 // The paths follow one summation order per function, stated in each doc
 // comment, with every product and sum rounded to float32 (no fused

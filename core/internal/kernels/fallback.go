@@ -139,62 +139,6 @@ func f16(h uint16) float32 {
 	return math.Float32frombits(math.Float32bits(v) | uint32(h&0x8000)<<16)
 }
 
-// matVecQ8_0Go and matVecQ4_0Go follow MatVecQ8_0's order: per block,
-// lane sums a_l += q[4k+l]·x[4k+l] in increasing k, then
-// s += d·((a0+a1) + (a2+a3)). They differ only in how a quant is read.
-
-func matVecQ8_0Go(dst []float32, blocks []byte, x []float32) {
-	nb := len(x) / BlockValues
-	rb := nb * BlockBytesQ8_0
-	for i := range dst {
-		row := blocks[i*rb : (i+1)*rb]
-		var s float32
-		for b := range nb {
-			blk := (*[BlockBytesQ8_0]byte)(row[b*BlockBytesQ8_0:])
-			xb := (*[32]float32)(x[b*32:])
-			q := blk[2:]
-			var a0, a1, a2, a3 float32
-			for j := 0; j < 32; j += 4 {
-				a0 += float32(float32(int8(q[j])) * xb[j])
-				a1 += float32(float32(int8(q[j+1])) * xb[j+1])
-				a2 += float32(float32(int8(q[j+2])) * xb[j+2])
-				a3 += float32(float32(int8(q[j+3])) * xb[j+3])
-			}
-			s += float32(f16(uint16(blk[0])|uint16(blk[1])<<8) * ((a0 + a1) + (a2 + a3)))
-		}
-		dst[i] = s
-	}
-}
-
-func matVecQ4_0Go(dst []float32, blocks []byte, x []float32) {
-	nb := len(x) / BlockValues
-	rb := nb * BlockBytesQ4_0
-	for i := range dst {
-		row := blocks[i*rb : (i+1)*rb]
-		var s float32
-		for b := range nb {
-			blk := (*[BlockBytesQ4_0]byte)(row[b*BlockBytesQ4_0:])
-			xb := (*[32]float32)(x[b*32:])
-			q := blk[2:] // quant j is byte j's low nibble, quant j+16 its high one
-			var a0, a1, a2, a3 float32
-			for j := 0; j < 16; j += 4 {
-				a0 += float32(float32(int(q[j]&15)-8) * xb[j])
-				a1 += float32(float32(int(q[j+1]&15)-8) * xb[j+1])
-				a2 += float32(float32(int(q[j+2]&15)-8) * xb[j+2])
-				a3 += float32(float32(int(q[j+3]&15)-8) * xb[j+3])
-			}
-			for j := 0; j < 16; j += 4 {
-				a0 += float32(float32(int(q[j]>>4)-8) * xb[16+j])
-				a1 += float32(float32(int(q[j+1]>>4)-8) * xb[16+j+1])
-				a2 += float32(float32(int(q[j+2]>>4)-8) * xb[16+j+2])
-				a3 += float32(float32(int(q[j+3]>>4)-8) * xb[16+j+3])
-			}
-			s += float32(f16(uint16(blk[0])|uint16(blk[1])<<8) * ((a0 + a1) + (a2 + a3)))
-		}
-		dst[i] = s
-	}
-}
-
 // weightedSumGo takes four outputs at a time, each summed in increasing t.
 func weightedSumGo(out, att, vals []float32, stride int) {
 	c := 0
