@@ -65,68 +65,35 @@ func checkRows(name string, codes []byte, rows []int, n int) {
 	}
 }
 
-// dotsU8Go is DotsU8 in Go, two rows per pass: their eight lane sums are
+// dotsU8Go is DotsU8 in Go, two rows per pass: their lane sums are
 // independent chains and share the loads of q.
 func dotsU8Go(dst, q []float32, codes []byte, rows []int) {
 	d := len(q)
-	i := 0
-	for ; i+1 < len(rows); i += 2 {
-		ra, rb := codes[rows[i]*d:][:d], codes[rows[i+1]*d:][:d]
+	for i := 0; i < len(rows); i += 2 {
+		// An odd count's last row is its own pair, computed twice.
+		ra, rb := codes[rows[i]*d:][:d], codes[rows[min(i+1, len(rows)-1)]*d:][:d]
 		var a0, a1, a2, a3, b0, b1, b2, b3 float32
 		j := 0
-		for ; j+8 <= d; j += 8 {
-			q8, x, y := q[j:j+8:j+8], ra[j:j+8:j+8], rb[j:j+8:j+8]
-			a0 += q8[0] * float32(x[0])
-			b0 += q8[0] * float32(y[0])
-			a1 += q8[1] * float32(x[1])
-			b1 += q8[1] * float32(y[1])
-			a2 += q8[2] * float32(x[2])
-			b2 += q8[2] * float32(y[2])
-			a3 += q8[3] * float32(x[3])
-			b3 += q8[3] * float32(y[3])
-			a0 += q8[4] * float32(x[4])
-			b0 += q8[4] * float32(y[4])
-			a1 += q8[5] * float32(x[5])
-			b1 += q8[5] * float32(y[5])
-			a2 += q8[6] * float32(x[6])
-			b2 += q8[6] * float32(y[6])
-			a3 += q8[7] * float32(x[7])
-			b3 += q8[7] * float32(y[7])
-		}
-		if j+4 <= d {
-			q4, x, y := q[j:j+4:j+4], ra[j:j+4:j+4], rb[j:j+4:j+4]
-			a0 += q4[0] * float32(x[0])
-			b0 += q4[0] * float32(y[0])
-			a1 += q4[1] * float32(x[1])
-			b1 += q4[1] * float32(y[1])
-			a2 += q4[2] * float32(x[2])
-			b2 += q4[2] * float32(y[2])
-			a3 += q4[3] * float32(x[3])
-			b3 += q4[3] * float32(y[3])
-			j += 4
+		for ; j+4 <= d; j += 4 {
+			q4 := (*[4]float32)(q[j:])
+			a0, a1, a2, a3 = lanesU8(q4, (*[4]byte)(ra[j:]), a0, a1, a2, a3)
+			b0, b1, b2, b3 = lanesU8(q4, (*[4]byte)(rb[j:]), b0, b1, b2, b3)
 		}
 		for ; j < d; j++ {
 			a0 += q[j] * float32(ra[j])
 			b0 += q[j] * float32(rb[j])
 		}
-		dst[i], dst[i+1] = (a0+a1)+(a2+a3), (b0+b1)+(b2+b3)
-	}
-	if i < len(rows) {
-		r := codes[rows[i]*d:][:d]
-		var a0, a1, a2, a3 float32
-		j := 0
-		for ; j+4 <= d; j += 4 {
-			q4, x := q[j:j+4:j+4], r[j:j+4:j+4]
-			a0 += q4[0] * float32(x[0])
-			a1 += q4[1] * float32(x[1])
-			a2 += q4[2] * float32(x[2])
-			a3 += q4[3] * float32(x[3])
-		}
-		for ; j < d; j++ {
-			a0 += q[j] * float32(r[j])
-		}
 		dst[i] = (a0 + a1) + (a2 + a3)
+		if i+1 < len(rows) {
+			dst[i+1] = (b0 + b1) + (b2 + b3)
+		}
 	}
+}
+
+// lanesU8 returns four lane sums after one chunk of four codes:
+// a_l + q[l]·c[l]. It is small enough for the compiler to inline.
+func lanesU8(q *[4]float32, c *[4]byte, a0, a1, a2, a3 float32) (float32, float32, float32, float32) {
+	return a0 + q[0]*float32(c[0]), a1 + q[1]*float32(c[1]), a2 + q[2]*float32(c[2]), a3 + q[3]*float32(c[3])
 }
 
 // affineU8Go is AffineU8 in Go, four rows per pass sharing each dst[j]
