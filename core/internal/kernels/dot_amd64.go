@@ -21,19 +21,19 @@ const sse2 = true
 //go:noescape
 func dotsSSE2(dst, x, rows *float32, count, n, stride int)
 
-func sse2DotF32(a, b []float32) float32 {
+func hostDotF32(a, b []float32) float32 {
 	var s float32
 	dotsSSE2(&s, unsafe.SliceData(b), unsafe.SliceData(a), 1, len(a), len(a))
 	return s
 }
 
-func sse2MatVecF32(dst, w, x []float32) {
+func hostMatVecF32(dst, w, x []float32) {
 	dotsSSE2(unsafe.SliceData(dst), unsafe.SliceData(x), unsafe.SliceData(w), len(dst), len(x), len(x))
 }
 
-// sse2MatMatF32 takes four rows at a time against every vector of x, as
+// hostMatMatF32 takes four rows at a time against every vector of x, as
 // matMatF32Go does.
-func sse2MatMatF32(dst, w, x []float32, rows, cols, stride int) {
+func hostMatMatF32(dst, w, x []float32, rows, cols, stride int) {
 	count := len(x) / cols
 	for i := 0; i < rows; i += 4 {
 		k := min(4, rows-i)
@@ -43,6 +43,6 @@ func sse2MatMatF32(dst, w, x []float32, rows, cols, stride int) {
 	}
 }
 
-func sse2ScoresF32(att, q, keys []float32, stride int) {
+func hostScoresF32(att, q, keys []float32, stride int) {
 	dotsSSE2(unsafe.SliceData(att), unsafe.SliceData(q), unsafe.SliceData(keys), len(att), len(q), stride)
 }

@@ -101,7 +101,7 @@ func TestAsmDots(t *testing.T) {
 				keys := offsetCopy(g.f(rng, max(0, (count-1)*stride+n)), rng.IntN(4))
 				got, check := canaried(count)
 				want := make([]float32, count)
-				sse2ScoresF32(got, x, keys, stride)
+				hostScoresF32(got, x, keys, stride)
 				check(t)
 				dotsGo(want, x, keys, stride)
 				sameAsm(t, g.name+" scores", got, want)
@@ -110,7 +110,7 @@ func TestAsmDots(t *testing.T) {
 					att := offsetCopy(g.f(rng, count), rng.IntN(4))
 					got, check := canaried(n)
 					want := make([]float32, n)
-					sse2WeightedSumF32(got, att, keys, stride)
+					hostWeightedSumF32(got, att, keys, stride)
 					check(t)
 					weightedSumGo(want, att, keys, stride)
 					sameAsm(t, g.name+" wsum", got, want)
@@ -118,13 +118,13 @@ func TestAsmDots(t *testing.T) {
 
 				w := offsetCopy(g.f(rng, count*n), rng.IntN(4))
 				got, check = canaried(count)
-				sse2MatVecF32(got, w, x)
+				hostMatVecF32(got, w, x)
 				check(t)
 				matVecF32Go(want, w, x)
 				sameAsm(t, g.name+" matvec", got, want)
 				for i := range count {
 					row := w[i*n : (i+1)*n]
-					sameAsm(t, g.name+" dot", []float32{sse2DotF32(row, x)}, []float32{dotGo(row, x)})
+					sameAsm(t, g.name+" dot", []float32{hostDotF32(row, x)}, []float32{dotGo(row, x)})
 				}
 
 				if n > 0 && count > 0 && n <= 100 {
@@ -133,7 +133,7 @@ func TestAsmDots(t *testing.T) {
 					ds := count + rng.IntN(3)
 					got, check = canaried((vecs-1)*ds + count)
 					want := make([]float32, len(got))
-					sse2MatMatF32(got, w, xs, count, n, ds)
+					hostMatMatF32(got, w, xs, count, n, ds)
 					check(t)
 					matMatF32Go(want, w, xs, count, n, ds)
 					sameAsm(t, g.name+" matmat", got, want)
@@ -200,14 +200,14 @@ func FuzzAsmDots(f *testing.F) {
 		x := offsetCopy(get(0, n), int(sb)%4)
 		rows := offsetCopy(get(n, max(0, (count-1)*stride+n)), int(nb)%4)
 		got, want := make([]float32, count), make([]float32, count)
-		sse2ScoresF32(got, x, rows, stride)
+		hostScoresF32(got, x, rows, stride)
 		dotsGo(want, x, rows, stride)
 		sameAsm(t, "dots", got, want)
 		if count > 0 {
-			sameAsm(t, "dot", []float32{sse2DotF32(rows[:n], x)}, []float32{dotGo(rows[:n], x)})
+			sameAsm(t, "dot", []float32{hostDotF32(rows[:n], x)}, []float32{dotGo(rows[:n], x)})
 			att := get(2*n, count)
 			got, want := make([]float32, n), make([]float32, n)
-			sse2WeightedSumF32(got, att, rows, stride)
+			hostWeightedSumF32(got, att, rows, stride)
 			weightedSumGo(want, att, rows, stride)
 			sameAsm(t, "wsum", got, want)
 		}
@@ -227,7 +227,7 @@ func TestAsmQ8_0(t *testing.T) {
 			x := offsetCopy(randFloats(rng, n), rng.IntN(4))
 			got, check := canaried(rows)
 			want := make([]float32, rows)
-			sse2MatVecQ8_0(got, m.blocks, x)
+			hostMatVecQ8_0(got, m.blocks, x)
 			check(t)
 			matVecQ8_0Go(want, m.blocks, x)
 			sameAsm(t, "q8_0", got, want)
@@ -241,7 +241,7 @@ func TestAsmQ8_0(t *testing.T) {
 		for b := range 2 * rows {
 			binary.LittleEndian.PutUint16(m.blocks[b*BlockBytesQ8_0:], uint16(h+b))
 		}
-		sse2MatVecQ8_0(got, m.blocks, x)
+		hostMatVecQ8_0(got, m.blocks, x)
 		matVecQ8_0Go(want, m.blocks, x)
 		sameAsm(t, "q8_0 scales", got, want)
 	}

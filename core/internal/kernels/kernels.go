@@ -25,6 +25,16 @@ func Path() string {
 	return "go"
 }
 
+// nothingToDo reports whether a kernel has no sums to compute: dst is
+// empty, or each sum has no terms (terms = 0), which sets dst to zeros.
+// Past it, the paths may assume both are non-empty.
+func nothingToDo(dst []float32, terms int) bool {
+	if len(dst) > 0 && terms == 0 {
+		clear(dst)
+	}
+	return len(dst) == 0 || terms == 0
+}
+
 // DotF32 returns Σ a[j]·b[j] over the len(a) elements of a; b must be at
 // least as long. The row order: with p_j = a[j]·b[j], eight lane sums a_l
 // from +0, lane l adding p_j for the columns j ≡ l (mod 8) of the whole
@@ -41,10 +51,7 @@ func DotF32(a, b []float32) float32 {
 	if simd128 {
 		return simdDotF32(a, b)
 	}
-	if sse2 {
-		return sse2DotF32(a, b)
-	}
-	return dotGo(a, b)
+	return hostDotF32(a, b)
 }
 
 // MatVecF32 sets dst[i] = DotF32(w[i·n:(i+1)·n], x) for every i below
@@ -54,22 +61,13 @@ func MatVecF32(dst, w, x []float32) {
 	if len(w) < len(dst)*len(x) {
 		panic(fmt.Sprintf("kernels: MatVecF32: len(w) = %d < %d rows × %d", len(w), len(dst), len(x)))
 	}
-	if len(dst) == 0 {
-		return
+	if !nothingToDo(dst, len(x)) {
+		if simd128 {
+			simdMatVecF32(dst, w, x)
+			return
+		}
+		hostMatVecF32(dst, w, x)
 	}
-	if len(x) == 0 {
-		clear(dst)
-		return
-	}
-	if simd128 {
-		simdMatVecF32(dst, w, x)
-		return
-	}
-	if sse2 {
-		sse2MatVecF32(dst, w, x)
-		return
-	}
-	matVecF32Go(dst, w, x)
 }
 
 // MatMatF32 sets dst[t·stride+i] = DotF32(w[i·cols:(i+1)·cols],
@@ -97,11 +95,7 @@ func MatMatF32(dst, w, x []float32, rows, cols, stride int) {
 		simdMatMatF32(dst, w, x, rows, cols, stride)
 		return
 	}
-	if sse2 {
-		sse2MatMatF32(dst, w, x, rows, cols, stride)
-		return
-	}
-	matMatF32Go(dst, w, x, rows, cols, stride)
+	hostMatMatF32(dst, w, x, rows, cols, stride)
 }
 
 // MatVecQ8_0 sets dst[i] to row i of a Q8_0 matrix times x. blocks holds at
@@ -111,17 +105,7 @@ func MatMatF32(dst, w, x []float32, rows, cols, stride int) {
 // k = 0..7 in order (x relative to the block), then s += d·((a0+a1) +
 // (a2+a3)).
 func MatVecQ8_0(dst []float32, blocks []byte, x []float32) {
-	matVecBlocks("MatVecQ8_0", dst, blocks, x, BlockValues, BlockBytesQ8_0, simdMatVecQ8_0, matVecQ8_0Host)
-}
-
-// matVecQ8_0Host is MatVecQ8_0 off the SIMD module: SSE2 assembly on
-// amd64 (q8_amd64.s), the Go path elsewhere; the same bits.
-func matVecQ8_0Host(dst []float32, blocks []byte, x []float32) {
-	if sse2 {
-		sse2MatVecQ8_0(dst, blocks, x)
-		return
-	}
-	matVecQ8_0Go(dst, blocks, x)
+	matVecBlocks("MatVecQ8_0", dst, blocks, x, BlockValues, BlockBytesQ8_0, simdMatVecQ8_0, hostMatVecQ8_0)
 }
 
 // MatVecQ4_0 is MatVecQ8_0 over Q4_0 blocks of BlockBytesQ4_0 bytes, with
@@ -131,9 +115,9 @@ func MatVecQ4_0(dst []float32, blocks []byte, x []float32) {
 }
 
 // matVecBlocks checks a product over stored blocks (checkBlocks) and
-// runs it: on the SIMD path when the module is attached, else on the Go
-// path.
-func matVecBlocks(name string, dst []float32, blocks []byte, x []float32, values, blockBytes int, simd, goPath func(dst []float32, blocks []byte, x []float32)) {
+// runs it, unless dst is empty: on simd when the SIMD module is attached,
+// else on host.
+func matVecBlocks(name string, dst []float32, blocks []byte, x []float32, values, blockBytes int, simd, host func(dst []float32, blocks []byte, x []float32)) {
 	checkBlocks(name, len(dst), len(blocks), len(x), values, blockBytes)
 	if len(dst) == 0 {
 		return
@@ -142,7 +126,7 @@ func matVecBlocks(name string, dst []float32, blocks []byte, x []float32, values
 		simd(dst, blocks, x)
 		return
 	}
-	goPath(dst, blocks, x)
+	host(dst, blocks, x)
 }
 
 // checkBlocks panics unless x's n values are whole blocks of values and
@@ -161,23 +145,7 @@ func checkBlocks(name string, rows, nbytes, n, values, blockBytes int) {
 // stride values apart (stride ≥ len(q)); keys holds at least
 // (len(att)−1)·stride + len(q) values.
 func ScoresF32(att, q, keys []float32, stride int) {
-	checkStrided("ScoresF32", len(att), len(q), len(keys), stride)
-	if len(att) == 0 {
-		return
-	}
-	if len(q) == 0 {
-		clear(att)
-		return
-	}
-	if simd128 {
-		simdScoresF32(att, q, keys, stride)
-		return
-	}
-	if sse2 {
-		sse2ScoresF32(att, q, keys, stride)
-		return
-	}
-	scoresGo(att, q, keys, stride)
+	attention(false, att, q, keys, stride)
 }
 
 // WeightedSumF32 sets out[i] = Σ_t att[t]·vals[t·stride+i] for every i below
@@ -186,25 +154,34 @@ func ScoresF32(att, q, keys []float32, stride int) {
 // (stride ≥ len(out)); vals holds at least (len(att)−1)·stride + len(out)
 // values.
 func WeightedSumF32(out, att, vals []float32, stride int) {
-	checkStrided("WeightedSumF32", len(att), len(out), len(vals), stride)
-	if len(out) == 0 {
-		return
-	}
-	if len(att) == 0 {
-		clear(out)
-		return
-	}
-	if simd128 {
-		simdWeightedSumF32(out, att, vals, stride)
-		return
-	}
-	if sse2 {
-		sse2WeightedSumF32(out, att, vals, stride)
-		return
-	}
-	weightedSumGo(out, att, vals, stride)
+	attention(true, out, att, vals, stride)
 }
 
+// attention checks and runs ScoresF32(dst, a, rows, stride), or
+// WeightedSumF32(dst, a, rows, stride) when weighted: the two kernels over
+// an attention head's len(a) or len(dst) rows stored stride apart. Calls
+// stay direct, so that no argument escapes.
+func attention(weighted bool, dst, a, rows []float32, stride int) {
+	name, count, n, terms := "ScoresF32", len(dst), len(a), len(a)
+	if weighted {
+		name, count, n, terms = "WeightedSumF32", len(a), len(dst), len(a)
+	}
+	checkStrided(name, count, n, len(rows), stride)
+	switch {
+	case nothingToDo(dst, terms):
+	case simd128 && weighted:
+		simdWeightedSumF32(dst, a, rows, stride)
+	case simd128:
+		simdScoresF32(dst, a, rows, stride)
+	case weighted:
+		hostWeightedSumF32(dst, a, rows, stride)
+	default:
+		hostScoresF32(dst, a, rows, stride)
+	}
+}
+
+// checkStrided panics unless stride ≥ n and have values hold count rows
+// of n values stride apart.
 func checkStrided(name string, count, n, have, stride int) {
 	if stride < n {
 		panic(fmt.Sprintf("kernels: %s: stride %d < %d values", name, stride, n))
@@ -244,7 +221,7 @@ const stackSums = 1024
 // then v_l += sc_j·a_l; t_l = m_l·xs_l + m_{l+4}·xs_{l+4} (the block's
 // sums); c_l += d·v_l − dmin·t_l. Finally s = (c0+c1) + (c2+c3).
 func MatVecQ4_K(dst []float32, blocks []byte, x []float32) {
-	k := func(dst []float32, blocks []byte, x []float32) { matVecMinK(dst, blocks, x, false) }
+	k := func(dst []float32, blocks []byte, x []float32) { matVecMinK(dst, blocks, x, BlockBytesQ4_K) }
 	matVecBlocks("MatVecQ4_K", dst, blocks, x, KBlockValues, BlockBytesQ4_K, k, k)
 }
 
@@ -253,16 +230,16 @@ func MatVecQ4_K(dst []float32, blocks []byte, x []float32) {
 // then 128 bytes of nibbles as Q4_K's; value l of sub-block j has the
 // fifth bit j of qh[l], q = nibble + 16·bit. The same order.
 func MatVecQ5_K(dst []float32, blocks []byte, x []float32) {
-	k := func(dst []float32, blocks []byte, x []float32) { matVecMinK(dst, blocks, x, true) }
+	k := func(dst []float32, blocks []byte, x []float32) { matVecMinK(dst, blocks, x, BlockBytesQ5_K) }
 	matVecBlocks("MatVecQ5_K", dst, blocks, x, KBlockValues, BlockBytesQ5_K, k, k)
 }
 
 // BlockBytesQ5_K is the size of a Q5_K super-block (ggml's block_q5_K).
 const BlockBytesQ5_K = 176
 
-// matVecMinK runs the Q4_K (q5 false) or Q5_K kernel with the sub-block
-// sums of x.
-func matVecMinK(dst []float32, blocks []byte, x []float32, q5 bool) {
+// matVecMinK runs the Q4_K or Q5_K kernel, told apart by their block
+// sizes, with the sub-block sums of x.
+func matVecMinK(dst []float32, blocks []byte, x []float32, blockBytes int) {
 	var buf [stackSums]float32
 	var xs []float32
 	if k := len(x) / BlockValues; k <= len(buf) {
@@ -272,14 +249,12 @@ func matVecMinK(dst []float32, blocks []byte, x []float32, q5 bool) {
 	}
 	blockSums(xs, x)
 	switch {
-	case simd128 && q5:
+	case !simd128:
+		matVecKGo(dst, blocks, x, xs, blockBytes)
+	case blockBytes == BlockBytesQ5_K:
 		simdMatVecQ5_K(dst, blocks, x, xs)
-	case simd128:
-		simdMatVecQ4_K(dst, blocks, x, xs)
-	case q5:
-		matVecQ5_KGo(dst, blocks, x, xs)
 	default:
-		matVecQ4_KGo(dst, blocks, x, xs)
+		simdMatVecQ4_K(dst, blocks, x, xs)
 	}
 }
 

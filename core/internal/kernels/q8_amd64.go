@@ -25,6 +25,6 @@ var halfTable = sync.OnceValue(func() *[1 << 16]float32 {
 	return t
 })
 
-func sse2MatVecQ8_0(dst []float32, blocks []byte, x []float32) {
+func hostMatVecQ8_0(dst []float32, blocks []byte, x []float32) {
 	q8RowsSSE2(unsafe.SliceData(dst), unsafe.SliceData(blocks), unsafe.SliceData(x), len(dst), len(x)/BlockValues, &halfTable()[0])
 }

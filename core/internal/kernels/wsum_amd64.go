@@ -12,6 +12,6 @@ import "unsafe"
 //go:noescape
 func wsumSSE2(out, att, vals *float32, count, n, stride int)
 
-func sse2WeightedSumF32(out, att, vals []float32, stride int) {
+func hostWeightedSumF32(out, att, vals []float32, stride int) {
 	wsumSSE2(unsafe.SliceData(out), unsafe.SliceData(att), unsafe.SliceData(vals), len(att), len(out), stride)
 }
