@@ -29,6 +29,92 @@
 	MULPS  x4, t           \
 	ADDPS  t, acc
 
+// PASS runs the rows in hand over the n columns (R8): zero clears their
+// sums; from j = 0 (R12), per whole chunk of eight (R10 columns), x's
+// eight values in X0 and X1, then chunk8; if n mod 8 ≥ 4, the next four
+// in X0, then chunk4; then reduce; then per remaining column, x's value
+// in X0, then tail. The labels name the pass's loops and jumps.
+#define PASS(zero, chunk8, chunk4, reduce, tail, l8, l4, lr, lt, ls) \
+	zero                        \
+	XORQ   R12, R12             \
+	CMPQ   R10, $0              \
+	JEQ    l4                   \
+l8:                                 \
+	MOVUPS (SI)(R12*4), X0      \
+	MOVUPS 16(SI)(R12*4), X1    \
+	chunk8                      \
+	ADDQ   $8, R12              \
+	CMPQ   R12, R10             \
+	JLT    l8                   \
+l4:                                 \
+	TESTQ  $4, R8               \
+	JEQ    lr                   \
+	MOVUPS (SI)(R12*4), X0      \
+	chunk4                      \
+	ADDQ   $4, R12              \
+lr:                                 \
+	reduce                      \
+lt:                                 \
+	CMPQ   R12, R8              \
+	JGE    ls                   \
+	MOVSS  (SI)(R12*4), X0      \
+	tail                        \
+	INCQ   R12                  \
+	JMP    lt                   \
+ls:
+
+// TAIL1 adds row r's product at column R12 (x's value in X0) to lane 0
+// of acc, through t.
+#define TAIL1(r, t, acc) \
+	MOVSS (r)(R12*4), t \
+	MULSS X0, t         \
+	ADDSS t, acc
+
+// The steps of a pass over four rows (DX, AX, BX, R11: lo and hi sums in
+// X2 and X3, X4 and X5, X6 and X7, X8 and X9) and over one (DX: X2, X3).
+#define FOURZERO \
+	XORPS X2, X2 \
+	XORPS X3, X3 \
+	XORPS X4, X4 \
+	XORPS X5, X5 \
+	XORPS X6, X6 \
+	XORPS X7, X7 \
+	XORPS X8, X8 \
+	XORPS X9, X9
+#define FOUR8 \
+	PROD4(DX, 0, X0, X10, X2)   \
+	PROD4(DX, 16, X1, X11, X3)  \
+	PROD4(AX, 0, X0, X12, X4)   \
+	PROD4(AX, 16, X1, X13, X5)  \
+	PROD4(BX, 0, X0, X14, X6)   \
+	PROD4(BX, 16, X1, X15, X7)  \
+	PROD4(R11, 0, X0, X10, X8)  \
+	PROD4(R11, 16, X1, X11, X9)
+#define FOUR4 \
+	PROD4(DX, 0, X0, X10, X2)   \
+	PROD4(AX, 0, X0, X11, X4)   \
+	PROD4(BX, 0, X0, X12, X6)   \
+	PROD4(R11, 0, X0, X13, X8)
+#define FOURREDUCE \
+	REDUCE(X2, X3, X10)         \
+	REDUCE(X4, X5, X11)         \
+	REDUCE(X6, X7, X12)         \
+	REDUCE(X8, X9, X13)
+#define FOURTAIL \
+	TAIL1(DX, X10, X2)          \
+	TAIL1(AX, X11, X4)          \
+	TAIL1(BX, X12, X6)          \
+	TAIL1(R11, X13, X8)
+#define ONEZERO \
+	XORPS X2, X2 \
+	XORPS X3, X3
+#define ONE8 \
+	PROD4(DX, 0, X0, X10, X2)   \
+	PROD4(DX, 16, X1, X11, X3)
+#define ONE4 PROD4(DX, 0, X0, X10, X2)
+#define ONEREDUCE REDUCE(X2, X3, X10)
+#define ONETAIL TAIL1(DX, X10, X2)
+
 // func dotsSSE2(dst, x, rows *float32, count, n, stride int)
 //
 // dst[t] = dotGo(rows[t·stride:][:n], x[:n]) for t below count: four rows
@@ -52,69 +138,7 @@ four:
 	LEAQ  (DX)(R9*1), AX     // rows 1, 2, 3
 	LEAQ  (DX)(R9*2), BX
 	LEAQ  (AX)(R9*2), R11
-	XORPS X2, X2             // row 0: lo X2, hi X3; row 1: X4, X5; ...
-	XORPS X3, X3
-	XORPS X4, X4
-	XORPS X5, X5
-	XORPS X6, X6
-	XORPS X7, X7
-	XORPS X8, X8
-	XORPS X9, X9
-	XORQ  R12, R12           // j
-	CMPQ  R10, $0
-	JEQ   four4
-
-four8:
-	MOVUPS (SI)(R12*4), X0
-	MOVUPS 16(SI)(R12*4), X1
-	PROD4(DX, 0, X0, X10, X2)
-	PROD4(DX, 16, X1, X11, X3)
-	PROD4(AX, 0, X0, X12, X4)
-	PROD4(AX, 16, X1, X13, X5)
-	PROD4(BX, 0, X0, X14, X6)
-	PROD4(BX, 16, X1, X15, X7)
-	PROD4(R11, 0, X0, X10, X8)
-	PROD4(R11, 16, X1, X11, X9)
-	ADDQ   $8, R12
-	CMPQ   R12, R10
-	JLT    four8
-
-four4:
-	TESTQ  $4, R8
-	JEQ    fourreduce
-	MOVUPS (SI)(R12*4), X0
-	PROD4(DX, 0, X0, X10, X2)
-	PROD4(AX, 0, X0, X11, X4)
-	PROD4(BX, 0, X0, X12, X6)
-	PROD4(R11, 0, X0, X13, X8)
-	ADDQ   $4, R12
-
-fourreduce:
-	REDUCE(X2, X3, X10)
-	REDUCE(X4, X5, X11)
-	REDUCE(X6, X7, X12)
-	REDUCE(X8, X9, X13)
-
-fourtail:
-	CMPQ  R12, R8
-	JGE   fourstore
-	MOVSS (SI)(R12*4), X0
-	MOVSS (DX)(R12*4), X10
-	MULSS X0, X10
-	ADDSS X10, X2
-	MOVSS (AX)(R12*4), X11
-	MULSS X0, X11
-	ADDSS X11, X4
-	MOVSS (BX)(R12*4), X12
-	MULSS X0, X12
-	ADDSS X12, X6
-	MOVSS (R11)(R12*4), X13
-	MULSS X0, X13
-	ADDSS X13, X8
-	INCQ  R12
-	JMP   fourtail
-
-fourstore:
+	PASS(FOURZERO, FOUR8, FOUR4, FOURREDUCE, FOURTAIL, four8, four4, fourreduce, fourtail, fourstore)
 	MOVSS X2, (DI)
 	MOVSS X4, 4(DI)
 	MOVSS X6, 8(DI)
@@ -128,41 +152,7 @@ fourstore:
 one:
 	CMPQ  CX, $0
 	JEQ   done
-	XORPS X2, X2
-	XORPS X3, X3
-	XORQ  R12, R12
-	CMPQ  R10, $0
-	JEQ   one4
-
-one8:
-	MOVUPS (SI)(R12*4), X0
-	MOVUPS 16(SI)(R12*4), X1
-	PROD4(DX, 0, X0, X10, X2)
-	PROD4(DX, 16, X1, X11, X3)
-	ADDQ   $8, R12
-	CMPQ   R12, R10
-	JLT    one8
-
-one4:
-	TESTQ  $4, R8
-	JEQ    onereduce
-	MOVUPS (SI)(R12*4), X0
-	PROD4(DX, 0, X0, X10, X2)
-	ADDQ   $4, R12
-
-onereduce:
-	REDUCE(X2, X3, X10)
-
-onetail:
-	CMPQ  R12, R8
-	JGE   onestore
-	MOVSS (DX)(R12*4), X10
-	MULSS (SI)(R12*4), X10
-	ADDSS X10, X2
-	INCQ  R12
-	JMP   onetail
-
-onestore:
+	PASS(ONEZERO, ONE8, ONE4, ONEREDUCE, ONETAIL, one8, one4, onereduce, onetail, onestore)
 	MOVSS X2, (DI)
 	ADDQ  $4, DI
 	ADDQ  R9, DX
