@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"html"
 	"strings"
 
 	"github.com/kvscope/kvscope/core/sim"
@@ -54,14 +55,15 @@ func (a *app) writeHeads() {
 		}
 		bk.WriteString(fmt.Sprintf(`<p class="gsum">%d tokens in all, %s</p>`, sum, even))
 	}
-	if sn := s.Sinks; sn != nil && sn.Tokens > 0 {
+	grid := view.SinkGridOf(s.Sinks)
+	if sn := s.Sinks; grid.Header != "" {
 		sr, sg, sb := view.RoleColor(sim.Sink).RGB8()
 		for l := 0; l < sn.Layers; l++ {
 			sk.WriteString(`<div class="grow">`)
 			for h := 0; h < sn.Heads; h++ {
 				v := sn.At(l, h)
 				mark := ""
-				if sn.IsSink(l, h) {
+				if grid.Marked && sn.IsSink(l, h) {
 					mark = "S"
 				}
 				fmt.Fprintf(&sk, `<i style="background:rgba(%d,%d,%d,%.2f)" title="layer %d, query head %d: position 0 gets %s of the attention">%s</i>`,
@@ -69,17 +71,8 @@ func (a *app) writeHeads() {
 			}
 			sk.WriteString(`</div>`)
 		}
-		fmt.Fprintf(&sk, `<p class="gsum">%d of %d heads are sink heads (position 0 gets over %s of their attention, averaged over %d queries); the largest share is %s.`,
-			sn.Count(), sn.Layers*sn.Heads, view.Percent(sim.SinkThreshold), sn.Tokens, view.Percent(sn.Max()))
-		if sn.Tokens < sim.SinkPrompt {
-			// Over the first few queries position 0 is a large share of
-			// what there is to see: Gu et al. average 64.
-			fmt.Fprintf(&sk, ` Too early to tell: the metric averages over %d queries.`, sim.SinkPrompt)
-		}
-		sk.WriteString(`</p>`)
-	} else {
-		sk.WriteString(`<p class="gsum">Measured from the reference attention: turn the reference on (Reference every n steps) to see it.</p>`)
 	}
+	fmt.Fprintf(&sk, `<p class="gsum">%s</p>`, html.EscapeString(grid.Summary))
 	key := headsKey{bk.String(), sk.String()}
 	if key == a.pg.heads {
 		return
@@ -87,9 +80,5 @@ func (a *app) writeHeads() {
 	a.pg.heads = key
 	byID("budget-grid").Set("innerHTML", key.budgets)
 	byID("sink-grid").Set("innerHTML", key.sinks)
-	if sn := s.Sinks; sn != nil && sn.Tokens > 0 {
-		byID("sink-sum").Set("textContent", fmt.Sprintf("%d of %d", sn.Count(), sn.Layers*sn.Heads))
-	} else {
-		byID("sink-sum").Set("textContent", "")
-	}
+	byID("sink-sum").Set("textContent", grid.Header)
 }

@@ -211,3 +211,32 @@ func LessonSinkNote(name string, s *sim.Sinks) string {
 	return fmt.Sprintf("Your model, %s: %s (%s; position 0 gets over %s of their attention over its first %d tokens).",
 		name, sum, share, Percent(sim.SinkThreshold), s.Tokens)
 }
+
+// SinkGrid is what the page shows of a run's measured sink heads beside
+// the head grid: a short Header ("12 of 40"), a Summary sentence, and
+// whether the cells may be marked as sink heads. While fewer than
+// sim.SinkPrompt queries have been averaged the heads are not classified
+// (Marked false, Header "measuring"): over a run's first few queries
+// position 0 is a large share of all there is to attend to, so nearly
+// every head would pass the threshold, and the count would contradict the
+// model's own measurement (SinkFact) over Gu et al.'s 64 tokens.
+type SinkGrid struct {
+	Header, Summary string
+	Marked          bool
+}
+
+// SinkGridOf describes s, or says how to get it measured when s is nil or
+// empty.
+func SinkGridOf(s *sim.Sinks) SinkGrid {
+	if s == nil || s.Tokens == 0 || len(s.Importance) == 0 {
+		return SinkGrid{Summary: "Measured from the reference attention: turn the reference on (Reference every n steps) to see it."}
+	}
+	if s.Tokens < sim.SinkPrompt {
+		return SinkGrid{Header: fmt.Sprintf("measuring, %d of %d queries", s.Tokens, sim.SinkPrompt),
+			Summary: fmt.Sprintf("The attention each head pays position 0, averaged over %d queries so far (largest %s). Heads are classified after %d queries, as Gu et al. measure: over the first few, position 0 is a large share of all there is to attend to.",
+				s.Tokens, Percent(s.Max()), sim.SinkPrompt)}
+	}
+	return SinkGrid{Header: fmt.Sprintf("%d of %d", s.Count(), len(s.Importance)), Marked: true,
+		Summary: fmt.Sprintf("%d of %d heads are sink heads (position 0 gets over %s of their attention, averaged over %d queries); the largest share is %s.",
+			s.Count(), len(s.Importance), Percent(sim.SinkThreshold), s.Tokens, Percent(s.Max()))}
+}

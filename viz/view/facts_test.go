@@ -158,3 +158,32 @@ func TestRefusals(t *testing.T) {
 		}
 	}
 }
+
+func TestSinkGridOf(t *testing.T) {
+	early := &sim.Sinks{Layers: 1, Heads: 2, Tokens: 5, Importance: []float64{0.9, 0.1}}
+	full := &sim.Sinks{Layers: 1, Heads: 2, Tokens: sim.SinkPrompt, Importance: []float64{0.9, 0.1}}
+	for _, tc := range []struct {
+		name    string
+		s       *sim.Sinks
+		header  string
+		marked  bool
+		summary string
+	}{
+		{"none", nil, "", false, "turn the reference on"},
+		{"nothing averaged", &sim.Sinks{Layers: 1, Heads: 2}, "", false, "turn the reference on"},
+		{"early", early, "measuring, 5 of 64 queries", false, "averaged over 5 queries so far (largest 90%)"},
+		{"settled", full, "1 of 2", true, "1 of 2 heads are sink heads"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := SinkGridOf(tc.s)
+			if g.Header != tc.header || g.Marked != tc.marked || !strings.Contains(g.Summary, tc.summary) {
+				t.Errorf("got %+v, want header %q, marked %v, summary containing %q", g, tc.header, tc.marked, tc.summary)
+			}
+		})
+	}
+	// Early, the count that would contradict the model's measurement is
+	// not stated.
+	if g := SinkGridOf(early); strings.Contains(g.Summary, "sink heads") {
+		t.Errorf("early summary classifies heads: %q", g.Summary)
+	}
+}
