@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -56,15 +57,7 @@ func topk(x []float64, k int) []int {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case x[a] > x[b]:
-			return -1
-		case x[a] < x[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[b], x[a]) })
 	return idx[:k]
 }
 

@@ -26,10 +26,7 @@ type Approx struct {
 //
 // Approximate returns an error for the inputs Fit rejects.
 func Approximate(x []float32, n, d, r int) (Approx, error) {
-	if err := checkMatrix(x, n, d, r); err != nil {
-		return Approx{}, err
-	}
-	f, err := thinSVD(dense(x), n, d, true)
+	f, err := exactSVD(x, n, d, r, true)
 	if err != nil {
 		return Approx{}, err
 	}

@@ -33,6 +33,16 @@ func dense(x []float32) []float64 {
 	return data
 }
 
+// exactSVD checks the n×d row-major sample x and the rank r as checkMatrix
+// does, then returns the exact thin SVD of x (with the left vectors if
+// wantU): the first step of Fit and of Approximate.
+func exactSVD(x []float32, n, d, r int, wantU bool) (svdFactors, error) {
+	if err := checkMatrix(x, n, d, r); err != nil {
+		return svdFactors{}, err
+	}
+	return thinSVD(dense(x), n, d, wantU)
+}
+
 // Fit returns the rank-r basis that best represents the rows of the n×d
 // row-major sample x: its top r right singular vectors, from an exact thin
 // SVD, so that projecting every row onto it loses the least squared norm
@@ -43,10 +53,7 @@ func dense(x []float32) []float64 {
 // Fit returns an error if n or d is not positive, len(x) != n·d, r is
 // outside [1, min(n, d)], x holds NaN or ±Inf, or the SVD fails to converge.
 func Fit(x []float32, n, d, r int) (Basis, error) {
-	if err := checkMatrix(x, n, d, r); err != nil {
-		return Basis{}, err
-	}
-	f, err := thinSVD(dense(x), n, d, false)
+	f, err := exactSVD(x, n, d, r, false)
 	if err != nil {
 		return Basis{}, err
 	}

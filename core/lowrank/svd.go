@@ -1,6 +1,7 @@
 package lowrank
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"slices"
@@ -129,15 +130,7 @@ func tallSVD(c []float64, m, n int, wantLeft bool) (values, left, right []float6
 		norms[i] = math.Sqrt(fastmath.Dot4(g[i*n:(i+1)*n], g[i*n:(i+1)*n]))
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(p, q int) int {
-		switch {
-		case norms[p] > norms[q]:
-			return -1
-		case norms[p] < norms[q]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(p, q int) int { return cmp.Compare(norms[q], norms[p]) })
 
 	// Right vectors: V = P·Ũ, row perm[k] of V is row k of Ũ. A column too
 	// small to normalize reliably (below 2⁻⁵⁰⁰ of the largest entry) counts

@@ -18,7 +18,7 @@ func BenchmarkDotPacked(b *testing.B) {
 	for i := range q {
 		q[i] = float32(r.NormFloat64())
 	}
-	for _, bits := range []int{2, 3, 4, 8} {
+	for _, bits := range []int{2, 3, 4, 5, 8} {
 		for i := range codes {
 			codes[i] = uint8(r.IntN(1 << bits))
 		}

@@ -68,19 +68,9 @@ var codeF32 = func() (t [256]float32) {
 // dotBits is the generic bit-stream kernel of DotPacked; src starts on a
 // byte boundary.
 func dotBits(q []float32, src []byte, bits int) float32 {
-	mask := uint32(1)<<bits - 1
 	var s float32
-	var buf uint32
-	nb, j := 0, 0
-	for i := range q {
-		for nb < bits {
-			buf |= uint32(src[j]) << nb
-			j++
-			nb += 8
-		}
-		s += q[i] * float32(buf&mask)
-		buf >>= bits
-		nb -= bits
+	for i, c := range codes(src, bits, len(q)) {
+		s += q[i] * float32(c)
 	}
 	return s
 }

@@ -63,3 +63,22 @@ func FuzzDotPacked(f *testing.F) {
 		}
 	})
 }
+
+// TestKernelsAllocateNothing: the packed kernels decode on the way, at the
+// widths with kernels of their own and at those read through codes alike.
+func TestKernelsAllocateNothing(t *testing.T) {
+	const n = 37
+	q, acc, back := make([]float32, n), make([]float32, n), make([]uint8, n)
+	row := make([]byte, n)
+	for bits := MinBits; bits <= MaxBits; bits++ {
+		cb := make([]float32, 1<<bits)
+		if a := testing.AllocsPerRun(10, func() {
+			DotPacked(q, row, bits)
+			DotLevels(q, row, bits, cb)
+			AddLevels(acc, 1, row, bits, cb)
+			Unpack(back, row, bits)
+		}); a != 0 {
+			t.Errorf("%d bits: %v allocations per run, want 0", bits, a)
+		}
+	}
+}

@@ -30,22 +30,12 @@ func DotLevels(q []float32, row []byte, bits int, cb []float32) float32 {
 		return dotLevels4(q, row, (*[16]float32)(cb))
 	}
 	var s0, s1 float32
-	mask := uint32(1)<<bits - 1
-	var buf uint32
-	nb, j := 0, 0
-	for i, x := range q {
-		if nb < bits {
-			buf |= uint32(row[j]) << nb
-			j++
-			nb += 8
-		}
-		c := cb[buf&mask]
-		buf >>= bits
-		nb -= bits
+	for i, c := range codes(row, bits, len(q)) {
+		t := q[i] * cb[c]
 		if i&1 == 0 {
-			s0 += x * c
+			s0 += t
 		} else {
-			s1 += x * c
+			s1 += t
 		}
 	}
 	return s0 + s1
@@ -98,18 +88,8 @@ func AddLevels(acc []float32, a float32, row []byte, bits int, cb []float32) {
 		}
 		return
 	}
-	mask := uint32(1)<<bits - 1
-	var buf uint32
-	nb, j := 0, 0
-	for i := range acc {
-		if nb < bits {
-			buf |= uint32(row[j]) << nb
-			j++
-			nb += 8
-		}
-		acc[i] += a * cb[buf&mask]
-		buf >>= bits
-		nb -= bits
+	for i, c := range codes(row, bits, len(acc)) {
+		acc[i] += a * cb[c]
 	}
 }
 

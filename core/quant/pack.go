@@ -1,6 +1,9 @@
 package quant
 
-import "fmt"
+import (
+	"fmt"
+	"iter"
+)
 
 // Codes of b bits are packed densely, least significant bit first: code i
 // occupies bits i·b … i·b+b−1 of the stream, and stream bit k is bit k%8 of
@@ -80,17 +83,37 @@ func Unpack(dst []uint8, src []byte, bits int) {
 		}
 		return
 	}
-	mask := uint32(1)<<bits - 1
-	var buf uint32
-	nb, j := 0, 0
-	for i := range dst {
-		for nb < bits {
-			buf |= uint32(src[j]) << nb
-			j++
-			nb += 8
+	for i, c := range codes(src, bits, len(dst)) {
+		dst[i] = uint8(c)
+	}
+}
+
+// codes yields the index and value of each of the first n codes of the
+// given width (1 to 8 bits) packed in src as Pack packs them, in order; src
+// must hold at least ⌈n·bits/8⌉ bytes (a shorter one panics with an index
+// out of range). It is the one bit-stream decoder of the package: every
+// kernel without a width of its own reads codes through it. Ranged over, it
+// inlines into the caller's loop: no call per code, no allocation.
+func codes(src []byte, bits, n int) iter.Seq2[int, uint32] {
+	return func(yield func(int, uint32) bool) {
+		// w is bits, unsigned and masked to 15 so that the compiler sees
+		// every shift below is by less than 32 and checks none of them.
+		w := uint(bits) & 15
+		mask := uint32(1)<<w - 1
+		var buf uint32
+		var nb uint // bits in buf
+		j := 0
+		for i := range n {
+			if nb < w { // one byte is enough: w ≤ 8
+				buf |= uint32(src[j]) << nb
+				j++
+				nb += 8
+			}
+			if !yield(i, buf&mask) {
+				return
+			}
+			buf >>= w
+			nb -= w
 		}
-		dst[i] = uint8(buf & mask)
-		buf >>= bits
-		nb -= bits
 	}
 }

@@ -59,10 +59,7 @@ func derivedRow(i int, p Point, full Row) (Row, error) {
 		index, scores := layer.OverheadHolding(c.Tokens)
 		extra += index + scores
 	}
-	r.Bytes, r.FullBytes = full.Bytes+extra, full.FullBytes
-	if r.Bytes > 0 {
-		r.Ratio = float64(r.FullBytes) / float64(r.Bytes)
-	}
+	r.setBytes(full.Bytes+extra, full.FullBytes)
 	r.Mass, r.OutErr, r.KL, r.KErr, r.VErr = full.Mass, full.OutErr, full.KL, full.KErr, full.VErr
 	return r, nil
 }

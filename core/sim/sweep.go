@@ -215,18 +215,44 @@ func newRow(i int, p Point) Row {
 		DropShare: c.DropShare, Bits: c.Bits, Granularity: c.Granularity}
 }
 
-// setMemory fills a row's bytes and ratio.
-func (r *Row) setMemory(m Memory, full int64) {
-	r.Bytes, r.FullBytes = m.Total(), full
-	if r.Bytes > 0 {
-		r.Ratio = float64(full) / float64(r.Bytes)
+// measuredRow is point p's row (index i) at the end of its run: the bytes
+// the run held (m; full uncompressed) and the mean of its fidelity
+// history hist.
+func measuredRow(i int, p Point, m Memory, full int64, hist []Metrics) Row {
+	r := newRow(i, p)
+	r.setBytes(m.Total(), full)
+	mean := MeanMetrics(hist)
+	r.Mass, r.OutErr, r.KL, r.KErr, r.VErr = mean.Mass, mean.OutErr, mean.KL, mean.KErr, mean.VErr
+	return r
+}
+
+// setBytes fills a row's bytes, full bytes and their ratio.
+func (r *Row) setBytes(bytes, full int64) {
+	r.Bytes, r.FullBytes = bytes, full
+	if bytes > 0 {
+		r.Ratio = float64(full) / float64(bytes)
 	}
 }
 
-// setMetrics fills a row's fidelity from the mean of hist.
-func (r *Row) setMetrics(hist []Metrics) {
-	m := MeanMetrics(hist)
-	r.Mass, r.OutErr, r.KL, r.KErr, r.VErr = m.Mass, m.OutErr, m.KL, m.KErr, m.VErr
+// stepper is a run decoded a token per Step: an Engine or a ModelRun.
+type stepper interface {
+	Step() bool
+	Pos() int
+	Err() error
+}
+
+// runToEnd steps s until it stops and returns its error, looking at ctx
+// every `every` tokens: a cancelled ctx stops the run there with ctx's
+// error.
+func runToEnd(ctx context.Context, s stepper, every int) error {
+	for s.Step() {
+		if s.Pos()%every == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return s.Err()
 }
 
 // MeanMetrics is the mean of every field over hist: summed in order, then
@@ -257,21 +283,11 @@ func RunRow(ctx context.Context, i int, p Point, s *Stream) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
-	for e.Step() {
-		if e.Pos()%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return Row{}, err
-			}
-		}
+	if err := runToEnd(ctx, e, 64); err != nil {
+		return Row{}, err
 	}
-	if e.Err() != nil {
-		return Row{}, e.Err()
-	}
-	r := newRow(i, p)
-	r.setMemory(e.Memory(), e.FullBytes())
 	_, hist := e.Metrics()
-	r.setMetrics(hist)
-	return r, nil
+	return measuredRow(i, p, e.Memory(), e.FullBytes(), hist), nil
 }
 
 // Sweep runs every configuration of g over base's synthetic stream and

@@ -91,20 +91,11 @@ func modelRow(ctx context.Context, m *model.Model, i int, p Point, prompt string
 	if err != nil {
 		return Row{}, err
 	}
-	for r.Step() {
-		if r.Pos()%32 == 0 {
-			if err := ctx.Err(); err != nil {
-				return Row{}, err
-			}
-		}
-	}
-	if r.Err() != nil {
-		return Row{}, r.Err()
+	if err := runToEnd(ctx, r, 32); err != nil {
+		return Row{}, err
 	}
 	s := r.Snapshot(0)
-	row := newRow(i, p)
-	row.setMemory(s.Mem, s.FullBytes)
-	row.setMetrics(s.History)
+	row := measuredRow(i, p, s.Mem, s.FullBytes, s.History)
 	row.Top1, row.NextKL = s.Text.Agreement, s.Text.MeanKL
 	if !ref.done || ref.text != s.Text.Full {
 		toks := m.Tokenizer.Prompt(s.Text.Full)

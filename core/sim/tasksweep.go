@@ -60,21 +60,9 @@ func NewTaskHeatmap(m *model.Model, cfg Config, spec TaskSpec, depths []float64,
 	if len(depths) == 0 || len(budgets) == 0 {
 		return nil, fmt.Errorf("sim: a heatmap needs depths and budgets")
 	}
-	s, err := newTaskSweep(m, cfg, spec, reposition)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range depths {
-		if err := s.addDepth(d); err != nil {
-			return nil, err
-		}
-		for _, b := range budgets {
-			if err := s.add(cfg.Policy, b, d); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return s, nil
+	return newTaskGrid(m, cfg, spec, reposition, len(depths), budgets, func(r int) (string, float64) {
+		return cfg.Policy, depths[r]
+	})
 }
 
 // NewTaskCurves plans kvpress's figure for one instance (spec, at
@@ -86,16 +74,24 @@ func NewTaskCurves(m *model.Model, cfg Config, spec TaskSpec, policies []string,
 	if len(policies) == 0 || len(budgets) == 0 {
 		return nil, fmt.Errorf("sim: curves need policies and budgets")
 	}
-	s, err := newTaskSweep(m, cfg, spec, reposition)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.addDepth(spec.Depth); err != nil {
-		return nil, err
-	}
-	for _, p := range policies {
+	return newTaskGrid(m, cfg, spec, reposition, len(policies), budgets, func(r int) (string, float64) {
+		return policies[r], spec.Depth
+	})
+}
+
+// newTaskGrid plans rows·len(budgets) cells, row by row: row r's cells run
+// the policy at the depth row(r) gives at each budget in turn. It returns
+// the first cell's error: a task that cannot be built at a depth, or a
+// configuration that is not valid.
+func newTaskGrid(m *model.Model, cfg Config, spec TaskSpec, reposition bool, rows int, budgets []int, row func(r int) (policy string, depth float64)) (*TaskSweep, error) {
+	s := &TaskSweep{m: m, base: cfg, spec: spec, repos: reposition, depths: map[float64]*taskDepth{}}
+	for r := range rows {
+		policy, depth := row(r)
+		if err := s.addDepth(depth); err != nil {
+			return nil, err
+		}
 		for _, b := range budgets {
-			if err := s.add(p, b, spec.Depth); err != nil {
+			if err := s.add(policy, b, depth); err != nil {
 				return nil, err
 			}
 		}
@@ -103,11 +99,7 @@ func NewTaskCurves(m *model.Model, cfg Config, spec TaskSpec, policies []string,
 	return s, nil
 }
 
-func newTaskSweep(m *model.Model, cfg Config, spec TaskSpec, reposition bool) (*TaskSweep, error) {
-	return &TaskSweep{m: m, base: cfg, spec: spec, repos: reposition,
-		depths: map[float64]*taskDepth{}}, nil
-}
-
+// addDepth builds the task instance at depth d, once per depth.
 func (s *TaskSweep) addDepth(d float64) error {
 	if _, ok := s.depths[d]; ok {
 		return nil

@@ -163,12 +163,7 @@ func (q Quantizer) Def() (QuantizerDef, bool) {
 }
 
 // String returns the name ParseQuantizer accepts.
-func (q Quantizer) String() string {
-	if d := q.def(); d != nil {
-		return d.Name
-	}
-	return fmt.Sprintf("Quantizer(%d)", uint8(q))
-}
+func (q Quantizer) String() string { return nameOf(Quantizers, q, "Quantizer") }
 
 // ParseQuantizer returns the Quantizer of the given name ("" is Uniform),
 // or an error naming the quantizers there are.
@@ -176,20 +171,7 @@ func ParseQuantizer(s string) (Quantizer, error) {
 	if s == "" {
 		return Uniform, nil
 	}
-	for i, d := range quantizers {
-		if d != nil && d.Name == s {
-			return Quantizer(i), nil
-		}
-	}
-	return 0, fmt.Errorf("store: unknown quantizer %q (want %s)", s, orList(Quantizers))
-}
-
-// orList joins names as "a, b or c".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return parseName[Quantizer](Quantizers, s, "quantizer")
 }
 
 // Tables returns the bytes a Store of c holds once whatever its tokens,

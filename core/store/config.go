@@ -19,30 +19,16 @@ const (
 	PerTensor                     // one pair for everything: needs a calibration
 )
 
+// granularityNames are the Granularities' names, in Granularity order.
+var granularityNames = []string{"token", "group", "channel", "tensor"}
+
 // String returns the name ParseGranularity accepts.
-func (g Granularity) String() string {
-	switch g {
-	case PerToken:
-		return "token"
-	case PerGroup:
-		return "group"
-	case PerChannel:
-		return "channel"
-	case PerTensor:
-		return "tensor"
-	}
-	return fmt.Sprintf("Granularity(%d)", uint8(g))
-}
+func (g Granularity) String() string { return nameOf(granularityNames, g, "Granularity") }
 
 // ParseGranularity returns the Granularity named "token", "group",
 // "channel" or "tensor", or an error for any other name.
 func ParseGranularity(s string) (Granularity, error) {
-	for g := range PerTensor + 1 {
-		if g.String() == s {
-			return g, nil
-		}
-	}
-	return 0, fmt.Errorf("store: unknown granularity %q (want token, group, channel or tensor)", s)
+	return parseName[Granularity](granularityNames, s, "granularity")
 }
 
 // Config says how a Store holds its vectors.

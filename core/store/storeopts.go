@@ -21,26 +21,18 @@ const (
 	Hadamard
 )
 
+// rotationNames are the Rotations' names, in Rotation order.
+var rotationNames = []string{"none", "hadamard"}
+
 // String returns the name ParseRotation accepts.
-func (r Rotation) String() string {
-	switch r {
-	case NoRotation:
-		return "none"
-	case Hadamard:
-		return "hadamard"
-	}
-	return fmt.Sprintf("Rotation(%d)", uint8(r))
-}
+func (r Rotation) String() string { return nameOf(rotationNames, r, "Rotation") }
 
 // ParseRotation returns the Rotation named "none" (or "") or "hadamard".
 func ParseRotation(s string) (Rotation, error) {
-	switch s {
-	case "", "none":
+	if s == "" {
 		return NoRotation, nil
-	case "hadamard":
-		return Hadamard, nil
 	}
-	return 0, fmt.Errorf("store: unknown rotation %q (want none or hadamard)", s)
+	return parseName[Rotation](rotationNames, s, "rotation")
 }
 
 // Quantizer is how a sealed vector of Bits ≤ 8 is coded: one Codec, in

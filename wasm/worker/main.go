@@ -3,10 +3,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"syscall/js"
 	"time"
 
@@ -114,35 +114,37 @@ func (w *worker) handle(kind, payload string) {
 		w.start(r.ID, func(ctx context.Context) error { return w.sweep(ctx, r) })
 	case "reference":
 		var r referenceRequest
-		d := json.NewDecoder(bytes.NewReader([]byte(payload)))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&r); err != nil {
-			w.fail(0, fmt.Errorf("reference request: %w", err))
-			return
+		if w.decode(kind, payload, &r) {
+			w.start(r.ID, func(ctx context.Context) error { return w.reference(ctx, r) })
 		}
-		w.start(r.ID, func(ctx context.Context) error { return w.reference(ctx, r) })
 	case "sinks":
-		var r sinksRequest
-		r.Config, r.Sink = sim.DefaultConfig(), sim.DefaultSweepSink
-		d := json.NewDecoder(bytes.NewReader([]byte(payload)))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&r); err != nil {
-			w.fail(0, fmt.Errorf("sinks request: %w", err))
-			return
+		r := sinksRequest{Config: sim.DefaultConfig(), Sink: sim.DefaultSweepSink}
+		if w.decode(kind, payload, &r) {
+			w.start(r.ID, func(context.Context) error { return w.sinks(r) })
 		}
-		w.start(r.ID, func(context.Context) error { return w.sinks(r) })
 	case "bench":
 		var r benchRequest
-		d := json.NewDecoder(bytes.NewReader([]byte(payload)))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&r); err != nil {
-			w.fail(0, fmt.Errorf("bench request: %w", err))
-			return
+		if w.decode(kind, payload, &r) {
+			w.start(r.ID, func(context.Context) error { return w.bench(r) })
 		}
-		w.start(r.ID, func(context.Context) error { return w.bench(r) })
 	default:
 		w.fail(0, fmt.Errorf("unknown message type %q", kind))
 	}
+}
+
+// decode decodes the payload of a request of the given kind into r, which
+// holds the defaults of the fields the payload leaves out, and reports
+// whether it did. A payload that does not decode, or names a field r does
+// not have (a misspelt setting must not pass unnoticed), is answered with
+// an error and reported false.
+func (w *worker) decode(kind, payload string, r any) bool {
+	d := json.NewDecoder(strings.NewReader(payload))
+	d.DisallowUnknownFields()
+	if err := d.Decode(r); err != nil {
+		w.fail(0, fmt.Errorf("%s request: %w", kind, err))
+		return false
+	}
+	return true
 }
 
 // start cancels the running job, waits for it to stop, and runs job.

@@ -52,23 +52,9 @@ func runTokens(stdin io.Reader, stdout io.Writer, path string, o tokenOptions) e
 	return writeLogits(path, o.ids, o.logits)
 }
 
-// tokenize prints the ids of standard input's text, reading only the file's
-// metadata (no tensor).
+// tokenize prints the ids of standard input's text.
 func tokenize(stdin io.Reader, stdout io.Writer, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	gf, err := gguf.Load(f, st.Size())
-	if err != nil {
-		return err
-	}
-	tok, err := model.TokenizerFromGGUF(gf)
+	tok, err := loadTokenizer(path)
 	if err != nil {
 		return err
 	}
@@ -85,6 +71,25 @@ func tokenize(stdin io.Reader, stdout io.Writer, path string) error {
 	}
 	w.WriteByte('\n')
 	return w.Flush()
+}
+
+// loadTokenizer returns the tokenizer of the GGUF file at path, reading
+// only the file's metadata (no tensor).
+func loadTokenizer(path string) (*model.Tokenizer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	gf, err := gguf.Load(f, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	return model.TokenizerFromGGUF(gf)
 }
 
 // parseIDs parses "1,2,3".
@@ -125,26 +130,37 @@ func writeLogits(path, idList, out string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(out)
+	r := m.NewRunner(fc)
+	row := make([]byte, 4*c.Vocab)
+	return writeFile(out, func(w io.Writer) error {
+		for _, id := range ids {
+			logits, err := r.Forward(id)
+			if err != nil {
+				return err
+			}
+			for j, x := range logits {
+				binary.LittleEndian.PutUint32(row[4*j:], math.Float32bits(x))
+			}
+			if _, err := w.Write(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeFile creates (or truncates) the file at path, lets fill write it
+// through a buffer, and closes it. It returns the first error of the
+// four; after one, what was written stays in the file.
+func writeFile(path string, fill func(w io.Writer) error) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	r := m.NewRunner(fc)
-	row := make([]byte, 4*c.Vocab)
-	for _, id := range ids {
-		logits, err := r.Forward(id)
-		if err != nil {
-			f.Close()
-			return err
-		}
-		for j, x := range logits {
-			binary.LittleEndian.PutUint32(row[4*j:], math.Float32bits(x))
-		}
-		if _, err := w.Write(row); err != nil {
-			f.Close()
-			return err
-		}
+	if err := fill(w); err != nil {
+		f.Close()
+		return err
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()

@@ -8,13 +8,26 @@ import "math"
 // It is a division and a few multiply-adds, with no call: math.Log's frexp
 // and special cases cost more than the arithmetic under WebAssembly.
 func Log(x float64) float64 {
+	return logOf(split(x))
+}
+
+// split returns m in [√2/2, √2] and e with x = m·2^e, for positive normal
+// finite x. With logOf it is Log in two halves, each small enough to
+// inline: a loop that takes the logarithm per element (MassKL) writes
+// logOf(split(x)) and gets Log's bits without a call.
+func split(x float64) (m float64, e int64) {
 	b := math.Float64bits(x)
-	e := int64(b>>52&0x7ff) - 1023
-	m := math.Float64frombits(b&(1<<52-1) | 1023<<52) // x = m·2^e, m in [1, 2)
+	e = int64(b>>52&0x7ff) - 1023
+	m = math.Float64frombits(b&(1<<52-1) | 1023<<52) // x = m·2^e, m in [1, 2)
 	if m > math.Sqrt2 {
 		m *= 0.5
 		e++
 	}
+	return m, e
+}
+
+// logOf returns ln(m·2^e) for m in [√2/2, √2], as split leaves it.
+func logOf(m float64, e int64) float64 {
 	// ln m = 2·atanh(s) with s = (m−1)/(m+1), |s| ≤ 0.1716: the series to
 	// s^11 leaves under 2e-11.
 	s := (m - 1) / (m + 1)

@@ -1,4 +1,6 @@
-// Package testenv says which of kvscope's tests a run leaves out.
+// Package testenv describes where kvscope's tests run: which of them a run
+// leaves out, and where the repository's root is (RepoRoot), beside which
+// the test model, the vocabularies and llama.cpp's oracle live.
 //
 // make test runs the core packages twice: natively (make test-native,
 // never -short) and as WebAssembly under Node (make test-wasm, with
@@ -10,6 +12,9 @@
 package testenv
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 )
@@ -25,3 +30,23 @@ func NativeOnly(tb testing.TB) {
 
 // Skips reports whether NativeOnly skips in this run.
 func Skips() bool { return testing.Short() && runtime.GOOS == "js" }
+
+// RepoRoot returns the repository's root: the nearest ancestor of the
+// working directory (itself included) that holds go.mod. Go runs a test
+// in its package's directory, so a test finds the root from there.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("testenv: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}

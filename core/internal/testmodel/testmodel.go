@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kvscope/kvscope/core/internal/testenv"
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/model/gguf"
 )
@@ -35,20 +36,11 @@ const Where = "place stories260K.gguf (tinyllamas stories260K as F32 GGUF v1, th
 // nearest ancestor of the working directory holding go.mod) joined with
 // ../shared/models/stories260K.gguf.
 func Path() (string, error) {
-	dir, err := os.Getwd()
+	root, err := testenv.RepoRoot()
 	if err != nil {
 		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "models", FileName), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("testmodel: no go.mod above the working directory")
-		}
-		dir = parent
-	}
+	return filepath.Join(root, "..", "shared", "models", FileName), nil
 }
 
 // Bytes returns the model file's contents after checking its sha256. When the

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kvscope/kvscope/core/internal/testenv"
 	"github.com/kvscope/kvscope/core/model/gguf"
 	"github.com/kvscope/kvscope/core/model/ggufwrite"
 )
@@ -34,20 +35,11 @@ import (
 // repository root, the nearest ancestor of the working directory holding
 // go.mod), where oracle.mjs and node_modules live.
 func Dir() (string, error) {
-	dir, err := os.Getwd()
+	root, err := testenv.RepoRoot()
 	if err != nil {
 		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "core", "model", "llamacpp"), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("llamacpp: no go.mod above the working directory")
-		}
-		dir = parent
-	}
+	return filepath.Join(root, "core", "model", "llamacpp"), nil
 }
 
 var (
