@@ -68,9 +68,9 @@ func KernelPath() string { return kernels.Path() }
 // rows; x has Cols values. F32, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K
 // rows go through package kernels — WebAssembly SIMD in the browser when
 // the page wired the module in, the same sums in Go otherwise, bit for
-// bit — and every other type through its codec's fused kernel
-// (gguf.Codec.MulVec: per block, Σ quant·x in float32, scaled once). It
-// allocates nothing.
+// bit — and every other type through its codec (gguf.Codec.MulVec: the
+// row dequantized a chunk at a time and dotted in float32). It allocates
+// nothing.
 func (m *Matrix) MulVec(dst, x []float32) {
 	if m.Type == gguf.TypeF32 {
 		kernels.MatVecF32(dst, m.F[:len(dst)*m.Cols], x)

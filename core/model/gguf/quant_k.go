@@ -21,9 +21,9 @@ import "math"
 //	  qh[l] (bits 0–1, 2–3, 4–5, 6–7), minus 32; their scales are
 //	  scales[l/16 + 0, 2, 4, 6]. w = d·scale·q.
 var (
-	codecQ4_K = Codec{dequant: dequantQ4_K, quant: quantQ4_K}
-	codecQ5_K = Codec{dequant: dequantQ5_K, quant: quantQ5_K}
-	codecQ6_K = Codec{dequant: dequantQ6_K, dot: dotQ6_K, quant: quantQ6_K}
+	codecQ4_K = Codec{quant: quantQ4_K}
+	codecQ5_K = Codec{quant: quantQ5_K}
+	codecQ6_K = Codec{quant: quantQ6_K}
 )
 
 // scaleMinK4 returns the 6-bit scale and min of sub-block j (< 8) packed
@@ -70,25 +70,6 @@ func dequantQ4_K(dst []float32, src []byte) {
 	}
 }
 
-// dotQ4_K takes xs[k] = Σ x[32k:32k+32] (see Codec.MulVec).
-func dotQ4_K(row []byte, x, xs []float32) float32 {
-	var s float32
-	for ; len(x) >= 256 && len(xs) >= 8; row, x, xs = row[144:], x[256:], xs[8:] {
-		b, xk := (*[144]byte)(row), (*[8]float32)(xs)
-		sc := (*[12]byte)(b[4:16])
-		var sq, sm float32 // Σ sc·Σq·x and Σ m·Σx over the sub-blocks
-		for c := range 4 {
-			s0, m0 := scaleMinK4(2*c, sc)
-			s1, m1 := scaleMinK4(2*c+1, sc)
-			a0, a1 := dotNibbles(&lo4, &hi4, (*[32]byte)(b[16+32*c:]), (*[32]float32)(x[64*c:]), (*[32]float32)(x[64*c+32:]))
-			sq += u8f[s0]*a0 + u8f[s1]*a1
-			sm += u8f[m0]*xk[2*c] + u8f[m1]*xk[2*c+1]
-		}
-		s += half(b[0:2])*sq - half(b[2:4])*sm
-	}
-	return s
-}
-
 // quantQ4_K is quantize_row_q4_K_ref: per sub-block a scale and min from
 // makeQKX2Quants, both quantized to 6 bits against the block's largest,
 // then every quant recomputed from the stored scales.
@@ -129,32 +110,6 @@ func dequantQ5_K(dst []float32, src []byte) {
 			}
 		}
 	}
-}
-
-// dotQ5_K takes xs as dotQ4_K.
-func dotQ5_K(row []byte, x, xs []float32) float32 {
-	var s float32
-	var lo, hi [32]byte
-	for ; len(x) >= 256 && len(xs) >= 8; row, x, xs = row[176:], x[256:], xs[8:] {
-		b, xk := (*[176]byte)(row), (*[8]float32)(xs)
-		sc := (*[12]byte)(b[4:16])
-		var sq, sm float32
-		for c := range 4 {
-			s0, m0 := scaleMinK4(2*c, sc)
-			s1, m1 := scaleMinK4(2*c+1, sc)
-			// Eight values at a time: nibbles, and bits 2c and 2c+1 of qh
-			// moved to bit 4.
-			for k := 0; k < 32; k += 8 {
-				w, h := get8(b[48+32*c+k:]), get8(b[16+k:])>>(2*c)
-				put8(lo[k:], w&lowNibbles|h&lowBits<<4)
-				put8(hi[k:], w>>4&lowNibbles|h>>1&lowBits<<4)
-			}
-			sq += u8f[s0]*dotTab32(&u8f, &lo, (*[32]float32)(x[64*c:])) + u8f[s1]*dotTab32(&u8f, &hi, (*[32]float32)(x[64*c+32:]))
-			sm += u8f[m0]*xk[2*c] + u8f[m1]*xk[2*c+1]
-		}
-		s += half(b[0:2])*sq - half(b[2:4])*sm
-	}
-	return s
 }
 
 // quantQ5_K is quantize_row_q5_K_ref: as quantQ4_K with 5-bit quants.
@@ -201,31 +156,6 @@ func dequantQ6_K(dst []float32, src []byte) {
 			}
 		}
 	}
-}
-
-func dotQ6_K(row []byte, x []float32) float32 {
-	var s float32
-	var q [128]byte
-	for ; len(x) >= 256; row, x = row[210:], x[256:] {
-		b := (*[210]byte)(row)
-		var sq float32 // Σ scale·Σ q·x over the 16 sub-blocks
-		for n := range 2 {
-			// Value r of the half has scale r/16: the groups of 32 (l,
-			// l+32, l+64, l+96) are in order. Eight values of each at a
-			// time.
-			ql, qh := b[64*n:64*n+64], b[128+32*n:128+32*n+32]
-			for l := 0; l < 32; l += 8 {
-				w0, w1, h := get8(ql[l:]), get8(ql[l+32:]), get8(qh[l:])
-				put8(q[l:], w0&lowNibbles|h&lowPairs<<4)
-				put8(q[l+32:], w1&lowNibbles|h>>2&lowPairs<<4)
-				put8(q[l+64:], w0>>4&lowNibbles|h>>4&lowPairs<<4)
-				put8(q[l+96:], w1>>4&lowNibbles|h>>6&lowPairs<<4)
-			}
-			sq += dotTabScaled16(&m32f, &q, (*[8]byte)(b[192+8*n:]), (*[128]float32)(x[128*n:]))
-		}
-		s += half(b[208:210]) * sq
-	}
-	return s
 }
 
 // quantQ6_K is quantize_row_q6_K_ref: per sub-block of 16 a scale from

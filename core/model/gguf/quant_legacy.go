@@ -17,11 +17,11 @@ import (
 //	                                                         w = d·(q − 16).
 //	Q5_1 (24 bytes): d, m, qh, then 16 nibble bytes;        w = d·q + m.
 var (
-	codecQ8_0 = Codec{dequant: dequantQ8_0, dot: dotQ8_0, quant: quantQ8_0}
-	codecQ4_0 = Codec{dequant: dequantQ4_0, dot: dotQ4_0, quant: quantQ4_0}
-	codecQ4_1 = Codec{dequant: dequantQ4_1, quant: quantQ4_1}
-	codecQ5_0 = Codec{dequant: dequantQ5_0, dot: dotQ5_0, quant: quantQ5_0}
-	codecQ5_1 = Codec{dequant: dequantQ5_1, quant: quantQ5_1}
+	codecQ8_0 = Codec{quant: quantQ8_0}
+	codecQ4_0 = Codec{quant: quantQ4_0}
+	codecQ4_1 = Codec{quant: quantQ4_1}
+	codecQ5_0 = Codec{quant: quantQ5_0}
+	codecQ5_1 = Codec{quant: quantQ5_1}
 )
 
 func dequantQ8_0(dst []float32, src []byte) {
@@ -32,23 +32,6 @@ func dequantQ8_0(dst []float32, src []byte) {
 			y[j] = float32(int8(b[2+j])) * d
 		}
 	}
-}
-
-func dotQ8_0(row []byte, x []float32) float32 {
-	var s float32
-	for ; len(x) >= 32; row, x = row[34:], x[32:] {
-		b, xb := (*[34]byte)(row), (*[32]float32)(x)
-		q := (*[32]byte)(b[2:])
-		var a0, a1, a2, a3 float32
-		for j := 0; j < 29; j += 4 {
-			a0 += i8f[q[j]] * xb[j]
-			a1 += i8f[q[j+1]] * xb[j+1]
-			a2 += i8f[q[j+2]] * xb[j+2]
-			a3 += i8f[q[j+3]] * xb[j+3]
-		}
-		s += half(b[0:2]) * ((a0 + a1) + (a2 + a3))
-	}
-	return s
 }
 
 // quantQ8_0 is quantize_row_q8_0_ref: d = max |x| / 127, q = round(x/d).
@@ -80,24 +63,6 @@ func dequantQ4_0(dst []float32, src []byte) {
 	}
 }
 
-func dotQ4_0(row []byte, x []float32) float32 {
-	var s float32
-	for ; len(x) >= 32; row, x = row[18:], x[32:] {
-		b, xb := (*[18]byte)(row), (*[32]float32)(x)
-		q := (*[16]byte)(b[2:])
-		var a0, a1, a2, a3 float32
-		for j := 0; j < 15; j += 2 {
-			v0, v1 := q[j], q[j+1]
-			a0 += lo4m8[v0] * xb[j]
-			a1 += hi4m8[v0] * xb[j+16]
-			a2 += lo4m8[v1] * xb[j+1]
-			a3 += hi4m8[v1] * xb[j+17]
-		}
-		s += half(b[0:2]) * ((a0 + a1) + (a2 + a3))
-	}
-	return s
-}
-
 // quantQ4_0 is quantize_row_q4_0_ref: d = −x_max/8 for the value x_max of
 // largest magnitude, q = min(15, ⌊x/d + 8.5⌋).
 func quantQ4_0(dst []byte, x []float32) {
@@ -125,17 +90,6 @@ func dequantQ4_1(dst []float32, src []byte) {
 			y[j+16] = float32(float32(v>>4)*d) + m
 		}
 	}
-}
-
-// dotQ4_1 takes xs[k] = Σ x[32k:32k+32] (see Codec.MulVec).
-func dotQ4_1(row []byte, x, xs []float32) float32 {
-	var s float32
-	for ; len(x) >= 32 && len(xs) > 0; row, x, xs = row[20:], x[32:], xs[1:] {
-		b, xb := (*[20]byte)(row), (*[32]float32)(x)
-		a := dotNibbles16(&lo4, &hi4, (*[16]byte)(b[4:]), (*[16]float32)(xb[:16]), (*[16]float32)(xb[16:]))
-		s += half(b[0:2])*a + half(b[2:4])*xs[0]
-	}
-	return s
 }
 
 // quantQ4_1 is quantize_row_q4_1_ref: d = (max − min)/15, m = min,
@@ -169,24 +123,6 @@ func dequantQ5_0(dst []float32, src []byte) {
 	}
 }
 
-func dotQ5_0(row []byte, x []float32) float32 {
-	var s float32
-	var q [32]byte
-	for ; len(x) >= 32; row, x = row[22:], x[32:] {
-		b, xb := (*[22]byte)(row), (*[32]float32)(x)
-		unpack5(&q, b[6:22], binary.LittleEndian.Uint32(b[2:6]))
-		var a0, a1, a2, a3 float32
-		for j := 0; j < 25; j += 8 {
-			a0 += m16f[q[j]]*xb[j] + m16f[q[j+4]]*xb[j+4]
-			a1 += m16f[q[j+1]]*xb[j+1] + m16f[q[j+5]]*xb[j+5]
-			a2 += m16f[q[j+2]]*xb[j+2] + m16f[q[j+6]]*xb[j+6]
-			a3 += m16f[q[j+3]]*xb[j+3] + m16f[q[j+7]]*xb[j+7]
-		}
-		s += half(b[0:2]) * ((a0 + a1) + (a2 + a3))
-	}
-	return s
-}
-
 // quantQ5_0 is quantize_row_q5_0_ref: d = −x_max/16, q = min(31,
 // ⌊x/d + 16.5⌋), the fifth bits gathered in qh.
 func quantQ5_0(dst []byte, x []float32) {
@@ -218,18 +154,6 @@ func dequantQ5_1(dst []float32, src []byte) {
 			y[j+16] = float32(float32(uint32(v>>4)|(qh>>(j+12))&0x10)*d) + m
 		}
 	}
-}
-
-// dotQ5_1 takes xs as dotQ4_1.
-func dotQ5_1(row []byte, x, xs []float32) float32 {
-	var s float32
-	var q [32]byte
-	for ; len(x) >= 32 && len(xs) > 0; row, x, xs = row[24:], x[32:], xs[1:] {
-		b := (*[24]byte)(row)
-		unpack5(&q, b[8:24], binary.LittleEndian.Uint32(b[4:8]))
-		s += half(b[0:2])*dotTab32(&u8f, &q, (*[32]float32)(x)) + half(b[2:4])*xs[0]
-	}
-	return s
 }
 
 // quantQ5_1 is quantize_row_q5_1_ref: d = (max − min)/31, m = min,
