@@ -245,30 +245,29 @@ func quantF32(dst []byte, x []float32) {
 	}
 }
 
-func dequantF16(dst []float32, src []byte) {
+// F16 (IEEE half) and BF16 store each value in 16 little-endian bits;
+// they differ only in the conversions (halfToFloat, bf16ToFloat and their
+// inverses).
+
+func dequantF16(dst []float32, src []byte)  { dequant16(dst, src, halfToFloat) }
+func quantF16(dst []byte, x []float32)      { quant16(dst, x, floatToHalf) }
+func dequantBF16(dst []float32, src []byte) { dequant16(dst, src, bf16ToFloat) }
+func quantBF16(dst []byte, x []float32)     { quant16(dst, x, floatToBF16) }
+
+// dequant16 sets dst[i] = conv(the 16 bits at src[2i:]). It is small
+// enough to be inlined, and conv with it: the loop then converts in place,
+// with no call per value.
+func dequant16(dst []float32, src []byte, conv func(uint16) float32) {
 	src = src[:2*len(dst)]
 	for i := range dst {
-		dst[i] = halfToFloat(binary.LittleEndian.Uint16(src[2*i:]))
+		dst[i] = conv(uint16(src[2*i]) | uint16(src[2*i+1])<<8)
 	}
 }
 
-func quantF16(dst []byte, x []float32) {
+// quant16 stores conv(x[i]) at dst[2i:].
+func quant16(dst []byte, x []float32, conv func(float32) uint16) {
 	dst = dst[:2*len(x)]
 	for i, v := range x {
-		binary.LittleEndian.PutUint16(dst[2*i:], floatToHalf(v))
-	}
-}
-
-func dequantBF16(dst []float32, src []byte) {
-	src = src[:2*len(dst)]
-	for i := range dst {
-		dst[i] = bf16ToFloat(binary.LittleEndian.Uint16(src[2*i:]))
-	}
-}
-
-func quantBF16(dst []byte, x []float32) {
-	dst = dst[:2*len(x)]
-	for i, v := range x {
-		binary.LittleEndian.PutUint16(dst[2*i:], floatToBF16(v))
+		binary.LittleEndian.PutUint16(dst[2*i:], conv(v))
 	}
 }
