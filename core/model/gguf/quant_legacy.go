@@ -63,23 +63,6 @@ func dequantQ4_0(dst []float32, src []byte) {
 	}
 }
 
-// quantQ4_0 is quantize_row_q4_0_ref: d = −x_max/8 for the value x_max of
-// largest magnitude, q = min(15, ⌊x/d + 8.5⌋).
-func quantQ4_0(dst []byte, x []float32) {
-	for ; len(x) >= 32; dst, x = dst[18:], x[32:] {
-		b, xb := (*[18]byte)(dst), (*[32]float32)(x)
-		_, mx := absMax(xb[:])
-		d := mx / -8
-		id := inv(d)
-		putHalf(b[0:2], d)
-		for j := range 16 {
-			q0 := min(15, int8(float32(xb[j]*id)+8.5))
-			q1 := min(15, int8(float32(xb[j+16]*id)+8.5))
-			b[2+j] = byte(q0) | byte(q1)<<4
-		}
-	}
-}
-
 func dequantQ4_1(dst []float32, src []byte) {
 	for ; len(dst) >= 32; dst, src = dst[32:], src[20:] {
 		b, y := (*[20]byte)(src), (*[32]float32)(dst)
@@ -88,24 +71,6 @@ func dequantQ4_1(dst []float32, src []byte) {
 			v := b[4+j]
 			y[j] = float32(float32(v&15)*d) + m
 			y[j+16] = float32(float32(v>>4)*d) + m
-		}
-	}
-}
-
-// quantQ4_1 is quantize_row_q4_1_ref: d = (max − min)/15, m = min,
-// q = min(15, ⌊(x − min)/d + 0.5⌋).
-func quantQ4_1(dst []byte, x []float32) {
-	for ; len(x) >= 32; dst, x = dst[20:], x[32:] {
-		b, xb := (*[20]byte)(dst), (*[32]float32)(x)
-		lo, hi := minMax(xb[:])
-		d := (hi - lo) / 15
-		id := inv(d)
-		putHalf(b[0:2], d)
-		putHalf(b[2:4], lo)
-		for j := range 16 {
-			q0 := min(15, int8(float32((xb[j]-lo)*id)+0.5))
-			q1 := min(15, int8(float32((xb[j+16]-lo)*id)+0.5))
-			b[4+j] = byte(q0) | byte(q1)<<4
 		}
 	}
 }
@@ -123,26 +88,6 @@ func dequantQ5_0(dst []float32, src []byte) {
 	}
 }
 
-// quantQ5_0 is quantize_row_q5_0_ref: d = −x_max/16, q = min(31,
-// ⌊x/d + 16.5⌋), the fifth bits gathered in qh.
-func quantQ5_0(dst []byte, x []float32) {
-	for ; len(x) >= 32; dst, x = dst[22:], x[32:] {
-		b, xb := (*[22]byte)(dst), (*[32]float32)(x)
-		_, mx := absMax(xb[:])
-		d := mx / -16
-		id := inv(d)
-		putHalf(b[0:2], d)
-		var qh uint32
-		for j := range 16 {
-			q0 := uint8(min(31, int8(float32(xb[j]*id)+16.5)))
-			q1 := uint8(min(31, int8(float32(xb[j+16]*id)+16.5)))
-			b[6+j] = q0&15 | q1&15<<4
-			qh |= uint32(q0>>4&1)<<j | uint32(q1>>4&1)<<(j+16)
-		}
-		binary.LittleEndian.PutUint32(b[2:6], qh)
-	}
-}
-
 func dequantQ5_1(dst []float32, src []byte) {
 	for ; len(dst) >= 32; dst, src = dst[32:], src[24:] {
 		b, y := (*[24]byte)(src), (*[32]float32)(dst)
@@ -156,24 +101,57 @@ func dequantQ5_1(dst []float32, src []byte) {
 	}
 }
 
-// quantQ5_1 is quantize_row_q5_1_ref: d = (max − min)/31, m = min,
-// q = ⌊(x − min)/d + 0.5⌋.
-func quantQ5_1(dst []byte, x []float32) {
-	for ; len(x) >= 32; dst, x = dst[24:], x[32:] {
-		b, xb := (*[24]byte)(dst), (*[32]float32)(x)
-		lo, hi := minMax(xb[:])
-		d := (hi - lo) / 31
+func quantQ4_0(dst []byte, x []float32) { quantNibbles(dst, x, 4, false) }
+func quantQ4_1(dst []byte, x []float32) { quantNibbles(dst, x, 4, true) }
+func quantQ5_0(dst []byte, x []float32) { quantNibbles(dst, x, 5, false) }
+func quantQ5_1(dst []byte, x []float32) { quantNibbles(dst, x, 5, true) }
+
+// quantNibbles is quantize_row_q4_0_ref, _q4_1_ref, _q5_0_ref or _q5_1_ref,
+// by the quants' bits and whether the type stores a min. With
+// nmax = 2^bits − 1 and mid = 2^(bits−1):
+//
+//	no min (Q4_0, Q5_0): d = −x_max/mid for the value x_max of largest
+//	    magnitude, q = min(nmax, ⌊x/d + mid + 0.5⌋);
+//	a min (Q4_1, Q5_1):  d = (max − min)/nmax, m = min,
+//	    q = min(nmax, ⌊(x − min)/d + 0.5⌋).
+//
+// (The Q5_1 reference has no min(nmax, …): (x − min)/d + 0.5 < 32
+// whenever 1/d is finite, so it never binds.) The fifth bits of 5-bit
+// quants are gathered in qh.
+func quantNibbles(dst []byte, x []float32, bits int, withMin bool) {
+	nmax, mid := 1<<bits-1, 1<<(bits-1)
+	qs := 2 // the nibble bytes' offset: after d, then m, then qh
+	if withMin {
+		qs += 2
+	}
+	if bits == 5 {
+		qs += 4
+	}
+	bb := qs + 16
+	for ; len(x) >= 32; dst, x = dst[bb:], x[32:] {
+		b, xb := dst[:bb:bb], (*[32]float32)(x)
+		var d, lo, bias float32
+		if withMin {
+			var hi float32
+			lo, hi = minMax(xb[:])
+			d, bias = (hi-lo)/float32(nmax), 0.5
+			putHalf(b[2:4], lo)
+		} else {
+			_, mx := absMax(xb[:])
+			d, bias = mx/-float32(mid), float32(mid)+0.5
+		}
 		id := inv(d)
 		putHalf(b[0:2], d)
-		putHalf(b[2:4], lo)
 		var qh uint32
 		for j := range 16 {
-			q0 := uint8(float32((xb[j]-lo)*id) + 0.5)
-			q1 := uint8(float32((xb[j+16]-lo)*id) + 0.5)
-			b[8+j] = q0&15 | q1&15<<4
+			q0 := uint8(min(int8(nmax), int8(float32((xb[j]-lo)*id)+bias)))
+			q1 := uint8(min(int8(nmax), int8(float32((xb[j+16]-lo)*id)+bias)))
+			b[qs+j] = q0&15 | q1&15<<4
 			qh |= uint32(q0>>4&1)<<j | uint32(q1>>4&1)<<(j+16)
 		}
-		binary.LittleEndian.PutUint32(b[4:8], qh)
+		if bits == 5 {
+			binary.LittleEndian.PutUint32(b[qs-4:qs], qh)
+		}
 	}
 }
 
