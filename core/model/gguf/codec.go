@@ -22,6 +22,7 @@ type Codec struct {
 	typ          TensorType
 	elems, bytes int
 
+	// quant encodes blocks; decoding is a switch on typ (dequantize).
 	quant func(dst []byte, x []float32)
 }
 
