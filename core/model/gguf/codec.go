@@ -248,20 +248,33 @@ func quantF32(dst []byte, x []float32) {
 
 // F16 (IEEE half) and BF16 store each value in 16 little-endian bits;
 // they differ only in the conversions (halfToFloat, bf16ToFloat and their
-// inverses).
+// inverses). Each dequantizer calls its conversion directly: through a
+// func value, as quant16 takes one, the page decoded them 2.5 to 4 times
+// slower.
 
-func dequantF16(dst []float32, src []byte)  { dequant16(dst, src, halfToFloat) }
-func quantF16(dst []byte, x []float32)      { quant16(dst, x, floatToHalf) }
-func dequantBF16(dst []float32, src []byte) { dequant16(dst, src, bf16ToFloat) }
-func quantBF16(dst []byte, x []float32)     { quant16(dst, x, floatToBF16) }
+func quantF16(dst []byte, x []float32)  { quant16(dst, x, floatToHalf) }
+func quantBF16(dst []byte, x []float32) { quant16(dst, x, floatToBF16) }
 
-// dequant16 sets dst[i] = conv(the 16 bits at src[2i:]). It is small
-// enough to be inlined, and conv with it: the loop then converts in place,
-// with no call per value.
-func dequant16(dst []float32, src []byte, conv func(uint16) float32) {
-	src = src[:2*len(dst)]
+func dequantF16(dst []float32, src []byte)  { dequant16(dst, src, false) }
+func dequantBF16(dst []float32, src []byte) { dequant16(dst, src, true) }
+
+// dequant16 sets dst[i] to the value of the 16 bits at src[2i:], BF16 (bf)
+// or F16, four at a time from one 64-bit load.
+func dequant16(dst []float32, src []byte, bf bool) {
+	for ; len(dst) >= 4; dst, src = dst[4:], src[8:] {
+		d, w := (*[4]float32)(dst), binary.LittleEndian.Uint64(src)
+		if bf {
+			d[0], d[1], d[2], d[3] = bf16ToFloat(uint16(w)), bf16ToFloat(uint16(w>>16)), bf16ToFloat(uint16(w>>32)), bf16ToFloat(uint16(w>>48))
+		} else {
+			d[0], d[1], d[2], d[3] = halfToFloat(uint16(w)), halfToFloat(uint16(w>>16)), halfToFloat(uint16(w>>32)), halfToFloat(uint16(w>>48))
+		}
+	}
 	for i := range dst {
-		dst[i] = conv(uint16(src[2*i]) | uint16(src[2*i+1])<<8)
+		if h := binary.LittleEndian.Uint16(src[2*i:]); bf {
+			dst[i] = bf16ToFloat(h)
+		} else {
+			dst[i] = halfToFloat(h)
+		}
 	}
 }
 
