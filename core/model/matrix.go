@@ -68,9 +68,9 @@ func KernelPath() string { return kernels.Path() }
 // rows; x has Cols values. F32, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K
 // rows go through package kernels — WebAssembly SIMD in the browser when
 // the page wired the module in, the same sums in Go otherwise, bit for
-// bit — and every other type through its codec's fused kernel
-// (gguf.Codec.MulVec: per block, Σ quant·x in float32, scaled once). It
-// allocates nothing.
+// bit. Every other type is dequantized dequantChunk values at a time
+// (gguf.Codec.Dequantize, exactly as ggml) and each chunk dotted with
+// kernels.DotF32, the chunks' sums added in order. It allocates nothing.
 func (m *Matrix) MulVec(dst, x []float32) {
 	if m.Type == gguf.TypeF32 {
 		kernels.MatVecF32(dst, m.F[:len(dst)*m.Cols], x)
@@ -81,8 +81,23 @@ func (m *Matrix) MulVec(dst, x []float32) {
 		k(dst, m.Q[:len(dst)*rb], x)
 		return
 	}
-	c.MulVec(dst, m.Q[:len(dst)*rb], x)
+	x = x[:m.Cols]
+	var buf [dequantChunk]float32
+	for i := range dst {
+		row := m.Q[i*rb : (i+1)*rb]
+		var s float32
+		for j := 0; j < len(x); j += dequantChunk {
+			w := buf[:min(dequantChunk, len(x)-j)]
+			c.Dequantize(w, row[m.Type.RowBytes(j):m.Type.RowBytes(j+len(w))])
+			s += kernels.DotF32(w, x[j:])
+		}
+		dst[i] = s
+	}
 }
+
+// dequantChunk is how many values of a row MulVec dequantizes at a time:
+// a whole number of blocks of every type (the K-quants' hold 256).
+const dequantChunk = 256
 
 // quantKernels are package kernels' products over stored blocks, by type.
 var quantKernels = map[gguf.TensorType]func(dst []float32, blocks []byte, x []float32){

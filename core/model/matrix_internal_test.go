@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvscope/kvscope/core/internal/kernels"
 	"github.com/kvscope/kvscope/core/model/gguf"
 )
 
@@ -36,9 +37,10 @@ var matrixTypes = []gguf.TensorType{gguf.TypeF32, gguf.TypeF16, gguf.TypeBF16, g
 	gguf.TypeQ4_1, gguf.TypeQ5_0, gguf.TypeQ5_1, gguf.TypeQ4_K, gguf.TypeQ5_K, gguf.TypeQ6_K}
 
 // MulVec over 1 to 9 rows (odd counts and a remainder past blocks of four)
-// equals the float64 product of Row's values
-// within 1e-5 of Σ|w·x|; Float32 is the rows one after the other; Bytes is
-// what the blocks weigh.
+// equals the float64 product of Row's values within 1e-5 of Σ|w·x|, and
+// for the types without a kernel exactly Row's chunks of 256 dotted by
+// kernels.DotF32 and added in order; Float32 is the rows one after the
+// other; Bytes is what the blocks weigh.
 func TestMatrixKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, typ := range matrixTypes {
@@ -73,6 +75,18 @@ func TestMatrixKernels(t *testing.T) {
 				for i := range part {
 					if part[i] != dst[i] {
 						t.Fatalf("%v: MulVec of %d rows: row %d %v, of all rows %v", typ, len(part), i, part[i], dst[i])
+					}
+				}
+			}
+			if quantKernels[typ] == nil && typ != gguf.TypeF32 { // the dequantized path: its order, bit for bit
+				for i := range rows {
+					m.Row(i, row)
+					var s float32
+					for j := 0; j < cols; j += 256 {
+						s += kernels.DotF32(row[j:min(j+256, cols)], x[j:])
+					}
+					if s != dst[i] {
+						t.Fatalf("%v: row %d: MulVec %v, Row's chunks of 256 through kernels.DotF32 %v", typ, i, dst[i], s)
 					}
 				}
 			}

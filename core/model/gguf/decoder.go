@@ -46,36 +46,29 @@ func (d *decoder) read(n int) ([]byte, error) {
 	return b, nil
 }
 
-func (d *decoder) u8() (uint8, error) {
-	b, err := d.read(1)
-	if err != nil {
+// uint reads an n-byte (n ≤ 8) little-endian unsigned integer.
+func (d *decoder) uint(n int) (uint64, error) {
+	d.buf = [8]byte{}
+	if _, err := d.read(n); err != nil {
 		return 0, err
 	}
-	return b[0], nil
-}
-
-func (d *decoder) u16() (uint16, error) {
-	b, err := d.read(2)
-	if err != nil {
-		return 0, err
-	}
-	return binary.LittleEndian.Uint16(b), nil
+	return binary.LittleEndian.Uint64(d.buf[:]), nil
 }
 
 func (d *decoder) u32() (uint32, error) {
-	b, err := d.read(4)
-	if err != nil {
-		return 0, err
-	}
-	return binary.LittleEndian.Uint32(b), nil
+	v, err := d.uint(4)
+	return uint32(v), err
 }
 
-func (d *decoder) u64() (uint64, error) {
-	b, err := d.read(8)
-	if err != nil {
-		return 0, err
+func (d *decoder) u64() (uint64, error) { return d.uint(8) }
+
+// boolean reads a bool: one byte, 0 or 1.
+func (d *decoder) boolean() (bool, error) {
+	v, err := d.uint(1)
+	if err == nil && v > 1 {
+		err = fmt.Errorf("gguf: invalid bool %d at offset %d", v, d.off-1)
 	}
-	return binary.LittleEndian.Uint64(b), nil
+	return v == 1, err
 }
 
 // countSize is the encoded size of a count or length: 4 bytes in version 1, 8 later.
@@ -86,23 +79,17 @@ func (d *decoder) countSize() int64 {
 	return 8
 }
 
-// count reads a count or length (uint32 in version 1, uint64 later) and checks
+// word reads a count, length or dimension: a uint32 in version 1, a
+// uint64 later.
+func (d *decoder) word() (uint64, error) { return d.uint(int(d.countSize())) }
+
+// count reads a count or length (a word) and checks
 // that count*minSize bytes remain in the file, so the caller may allocate count
 // elements safely. what names the count in error messages.
 func (d *decoder) count(what string, minSize int64) (int, error) {
-	var n uint64
-	if d.version == 1 {
-		v, err := d.u32()
-		if err != nil {
-			return 0, err
-		}
-		n = uint64(v)
-	} else {
-		v, err := d.u64()
-		if err != nil {
-			return 0, err
-		}
-		n = v
+	n, err := d.word()
+	if err != nil {
+		return 0, err
 	}
 	if minSize < 1 {
 		minSize = 1
@@ -153,54 +140,10 @@ func (d *decoder) valueType() (ValueType, error) {
 	return t, nil
 }
 
-// scalar reads one value of scalar type t (not an array).
-func (d *decoder) scalar(t ValueType) (any, error) {
-	switch t {
-	case TypeUint8:
-		return d.u8()
-	case TypeInt8:
-		v, err := d.u8()
-		return int8(v), err
-	case TypeUint16:
-		return d.u16()
-	case TypeInt16:
-		v, err := d.u16()
-		return int16(v), err
-	case TypeUint32:
-		return d.u32()
-	case TypeInt32:
-		v, err := d.u32()
-		return int32(v), err
-	case TypeFloat32:
-		v, err := d.u32()
-		return math.Float32frombits(v), err
-	case TypeBool:
-		v, err := d.u8()
-		if err != nil {
-			return nil, err
-		}
-		if v > 1 {
-			return nil, fmt.Errorf("gguf: invalid bool %d at offset %d", v, d.off-1)
-		}
-		return v == 1, nil
-	case TypeString:
-		return d.str("string")
-	case TypeUint64:
-		return d.u64()
-	case TypeInt64:
-		v, err := d.u64()
-		return int64(v), err
-	case TypeFloat64:
-		v, err := d.u64()
-		return math.Float64frombits(v), err
-	}
-	return nil, fmt.Errorf("gguf: unexpected value type %v", t)
-}
-
 // value reads a value of type t; depth counts enclosing arrays.
 func (d *decoder) value(t ValueType, depth int) (Value, error) {
 	if t != TypeArray {
-		x, err := d.scalar(t)
+		x, err := scalarTypes[t].one(d)
 		return Value{Type: t, Data: x}, err
 	}
 	if depth >= maxArrayDepth {
@@ -215,33 +158,10 @@ func (d *decoder) value(t ValueType, depth int) (Value, error) {
 		return Value{}, err
 	}
 	v := Value{Type: TypeArray, Elem: elem}
-	switch elem {
-	case TypeUint8:
-		v.Data, err = readArray(d, n, d.u8)
-	case TypeInt8:
-		v.Data, err = readArray(d, n, func() (int8, error) { x, err := d.u8(); return int8(x), err })
-	case TypeUint16:
-		v.Data, err = readArray(d, n, d.u16)
-	case TypeInt16:
-		v.Data, err = readArray(d, n, func() (int16, error) { x, err := d.u16(); return int16(x), err })
-	case TypeUint32:
-		v.Data, err = readArray(d, n, d.u32)
-	case TypeInt32:
-		v.Data, err = readArray(d, n, func() (int32, error) { x, err := d.u32(); return int32(x), err })
-	case TypeFloat32:
-		v.Data, err = readArray(d, n, func() (float32, error) { x, err := d.u32(); return math.Float32frombits(x), err })
-	case TypeBool:
-		v.Data, err = readArray(d, n, func() (bool, error) { x, err := d.scalar(TypeBool); b, _ := x.(bool); return b, err })
-	case TypeString:
-		v.Data, err = readArray(d, n, func() (string, error) { return d.str("string") })
-	case TypeUint64:
-		v.Data, err = readArray(d, n, d.u64)
-	case TypeInt64:
-		v.Data, err = readArray(d, n, func() (int64, error) { x, err := d.u64(); return int64(x), err })
-	case TypeFloat64:
-		v.Data, err = readArray(d, n, func() (float64, error) { x, err := d.u64(); return math.Float64frombits(x), err })
-	case TypeArray:
-		v.Data, err = readArray(d, n, func() (Value, error) { return d.value(TypeArray, depth+1) })
+	if elem == TypeArray {
+		v.Data, err = readArray(d, n, func(d *decoder) (Value, error) { return d.value(TypeArray, depth+1) })
+	} else {
+		v.Data, err = scalarTypes[elem].many(d, n)
 	}
 	if err != nil {
 		return Value{}, err
@@ -249,10 +169,67 @@ func (d *decoder) value(t ValueType, depth int) (Value, error) {
 	return v, nil
 }
 
-func readArray[T any](d *decoder, n int, next func() (T, error)) ([]T, error) {
+// scalarType is what the decoder knows of a scalar value type: its encoded
+// size (0 for a string, whose size is its length's) and how to read one
+// value, as the Go type Value.Data holds, or an array of n of them, as a
+// slice of it.
+type scalarType struct {
+	size int
+	one  func(d *decoder) (any, error)
+	many func(d *decoder, n int) (any, error)
+}
+
+// scalarTypes is indexed by ValueType; TypeArray's entry is empty.
+var scalarTypes = [...]scalarType{
+	TypeUint8:   integer[uint8](1),
+	TypeInt8:    integer[int8](1),
+	TypeUint16:  integer[uint16](2),
+	TypeInt16:   integer[int16](2),
+	TypeUint32:  integer[uint32](4),
+	TypeInt32:   integer[int32](4),
+	TypeFloat32: fixed(4, func(v uint64) float32 { return math.Float32frombits(uint32(v)) }),
+	TypeBool:    scalar(1, (*decoder).boolean),
+	TypeString:  scalar(0, func(d *decoder) (string, error) { return d.str("string") }),
+	TypeArray:   {},
+	TypeUint64:  integer[uint64](8),
+	TypeInt64:   integer[int64](8),
+	TypeFloat64: fixed(8, math.Float64frombits),
+}
+
+// scalar returns the scalarType of a T of size bytes, read by read.
+func scalar[T any](size int, read func(*decoder) (T, error)) scalarType {
+	return scalarType{
+		size: size,
+		one: func(d *decoder) (any, error) {
+			v, err := read(d)
+			return v, err
+		},
+		many: func(d *decoder, n int) (any, error) {
+			s, err := readArray(d, n, read)
+			return s, err
+		},
+	}
+}
+
+// fixed returns the scalarType of a size-byte little-endian value that
+// conv turns into a T.
+func fixed[T any](size int, conv func(uint64) T) scalarType {
+	return scalar(size, func(d *decoder) (T, error) {
+		v, err := d.uint(size)
+		return conv(v), err
+	})
+}
+
+// integer returns the scalarType of a size-byte integer T.
+func integer[T uint8 | int8 | uint16 | int16 | uint32 | int32 | uint64 | int64](size int) scalarType {
+	return fixed(size, func(v uint64) T { return T(v) })
+}
+
+// readArray reads n values with read.
+func readArray[T any](d *decoder, n int, read func(*decoder) (T, error)) ([]T, error) {
 	out := make([]T, n)
 	for i := range out {
-		x, err := next()
+		x, err := read(d)
 		if err != nil {
 			return nil, err
 		}

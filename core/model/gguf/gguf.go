@@ -130,13 +130,7 @@ func Load(r io.ReaderAt, size int64) (*File, error) {
 		}
 		t.Dims = make([]uint64, nDims)
 		for j := range t.Dims {
-			if d.version == 1 {
-				v, err := d.u32()
-				if err != nil {
-					return nil, err
-				}
-				t.Dims[j] = uint64(v)
-			} else if t.Dims[j], err = d.u64(); err != nil {
+			if t.Dims[j], err = d.word(); err != nil {
 				return nil, err
 			}
 		}

@@ -2,9 +2,9 @@ package gguf_test
 
 import "testing"
 
-// BenchmarkDot times the fused dot product of one stored row of 4,096
-// values (16 K-quant super-blocks) with a float32 vector, per type; it
-// reports values per nanosecond.
+// BenchmarkDot times Codec.Dot of one stored row of 4,096 values (16
+// K-quant super-blocks) with a float32 vector, per type; it reports values
+// per nanosecond.
 func BenchmarkDot(b *testing.B) {
 	const n = 4096
 	x := gaussian(n, 1)

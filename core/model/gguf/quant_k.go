@@ -21,9 +21,9 @@ import "math"
 //	  qh[l] (bits 0–1, 2–3, 4–5, 6–7), minus 32; their scales are
 //	  scales[l/16 + 0, 2, 4, 6]. w = d·scale·q.
 var (
-	codecQ4_K = Codec{dequant: dequantQ4_K, quant: quantQ4_K}
-	codecQ5_K = Codec{dequant: dequantQ5_K, quant: quantQ5_K}
-	codecQ6_K = Codec{dequant: dequantQ6_K, dot: dotQ6_K, quant: quantQ6_K}
+	codecQ4_K = Codec{quant: quantQ4_K}
+	codecQ5_K = Codec{quant: quantQ5_K}
+	codecQ6_K = Codec{quant: quantQ6_K}
 )
 
 // scaleMinK4 returns the 6-bit scale and min of sub-block j (< 8) packed
@@ -50,60 +50,34 @@ func putScaleMinK4(j int, q *[12]byte, sc, m uint8) {
 	q[j] |= m >> 4 << 6
 }
 
+// kSubScales returns the multipliers of the eight sub-blocks of the Q4_K
+// or Q5_K block b: value l of sub-block j is ds[j]·q[l] − dm[j], with
+// ds[j] = d·sc and dm[j] = dmin·m.
+func kSubScales(b []byte) (ds, dm [8]float32) {
+	d, dmin := half(b[0:2]), half(b[2:4])
+	sc := (*[12]byte)(b[4:16])
+	for j := range 8 {
+		s, m := scaleMinK4(j, sc)
+		ds[j], dm[j] = d*float32(s), dmin*float32(m)
+	}
+	return ds, dm
+}
+
+// Q4_K and Q5_K dequantize alike but for Q5_K's fifth bits. One loop for
+// both (the fifth bits zero for Q4_K) dequantized Q4_K 30–60% slower
+// (BenchmarkDequantize), and model's Matrix.Row and MulMat run on it: each
+// keeps its own loop.
+
 func dequantQ4_K(dst []float32, src []byte) {
 	for ; len(dst) >= 256; dst, src = dst[256:], src[144:] {
 		b, y := (*[144]byte)(src), (*[256]float32)(dst)
-		d, dmin := half(b[0:2]), half(b[2:4])
-		sc := (*[12]byte)(b[4:16])
+		ds, dm := kSubScales(b[:])
 		for c := range 4 {
-			s0, m0 := scaleMinK4(2*c, sc)
-			s1, m1 := scaleMinK4(2*c+1, sc)
-			d1, mn1 := d*float32(s0), dmin*float32(m0)
-			d2, mn2 := d*float32(s1), dmin*float32(m1)
-			q := (*[32]byte)(b[16+32*c:])
+			d1, mn1, d2, mn2 := ds[2*c], dm[2*c], ds[2*c+1], dm[2*c+1]
 			lo, hi := (*[32]float32)(y[64*c:]), (*[32]float32)(y[64*c+32:])
-			for l, v := range q {
+			for l, v := range (*[32]byte)(b[16+32*c:]) {
 				lo[l] = float32(d1*float32(v&15)) - mn1
 				hi[l] = float32(d2*float32(v>>4)) - mn2
-			}
-		}
-	}
-}
-
-// dotQ4_K takes xs[k] = Σ x[32k:32k+32] (see Codec.MulVec).
-func dotQ4_K(row []byte, x, xs []float32) float32 {
-	var s float32
-	for ; len(x) >= 256 && len(xs) >= 8; row, x, xs = row[144:], x[256:], xs[8:] {
-		b, xk := (*[144]byte)(row), (*[8]float32)(xs)
-		sc := (*[12]byte)(b[4:16])
-		var sq, sm float32 // Σ sc·Σq·x and Σ m·Σx over the sub-blocks
-		for c := range 4 {
-			s0, m0 := scaleMinK4(2*c, sc)
-			s1, m1 := scaleMinK4(2*c+1, sc)
-			a0, a1 := dotNibbles(&lo4, &hi4, (*[32]byte)(b[16+32*c:]), (*[32]float32)(x[64*c:]), (*[32]float32)(x[64*c+32:]))
-			sq += u8f[s0]*a0 + u8f[s1]*a1
-			sm += u8f[m0]*xk[2*c] + u8f[m1]*xk[2*c+1]
-		}
-		s += half(b[0:2])*sq - half(b[2:4])*sm
-	}
-	return s
-}
-
-// quantQ4_K is quantize_row_q4_K_ref: per sub-block a scale and min from
-// makeQKX2Quants, both quantized to 6 bits against the block's largest,
-// then every quant recomputed from the stored scales.
-func quantQ4_K(dst []byte, x []float32) {
-	var L, laux [32]uint8
-	var q [256]uint8
-	for ; len(x) >= 256; dst, x = dst[144:], x[256:] {
-		b, xb := (*[144]byte)(dst), (*[256]float32)(x)
-		scales, mins := kScalesMins(xb, 15, -1, 0.1, 20, &L, &laux, q[:])
-		sc, d, dmin := packScalesK4(b[:], &scales, &mins)
-		kRequant(xb, sc, d, dmin, 15, q[:])
-		qs := (*[128]byte)(b[16:])
-		for c := range 4 {
-			for l := range 32 {
-				qs[32*c+l] = q[64*c+l] | q[64*c+32+l]<<4
 			}
 		}
 	}
@@ -112,17 +86,12 @@ func quantQ4_K(dst []byte, x []float32) {
 func dequantQ5_K(dst []float32, src []byte) {
 	for ; len(dst) >= 256; dst, src = dst[256:], src[176:] {
 		b, y := (*[176]byte)(src), (*[256]float32)(dst)
-		d, dmin := half(b[0:2]), half(b[2:4])
-		sc := (*[12]byte)(b[4:16])
 		qh := (*[32]byte)(b[16:48])
+		ds, dm := kSubScales(b[:])
 		for c := range 4 {
-			s0, m0 := scaleMinK4(2*c, sc)
-			s1, m1 := scaleMinK4(2*c+1, sc)
-			d1, mn1 := d*float32(s0), dmin*float32(m0)
-			d2, mn2 := d*float32(s1), dmin*float32(m1)
-			q := (*[32]byte)(b[48+32*c:])
+			d1, mn1, d2, mn2 := ds[2*c], dm[2*c], ds[2*c+1], dm[2*c+1]
 			lo, hi := (*[32]float32)(y[64*c:]), (*[32]float32)(y[64*c+32:])
-			for l, v := range q {
+			for l, v := range (*[32]byte)(b[48+32*c:]) {
 				h := qh[l] >> (2 * c)
 				lo[l] = float32(d1*float32(v&15|h<<4&16)) - mn1
 				hi[l] = float32(d2*float32(v>>4|h<<3&16)) - mn2
@@ -131,47 +100,36 @@ func dequantQ5_K(dst []float32, src []byte) {
 	}
 }
 
-// dotQ5_K takes xs as dotQ4_K.
-func dotQ5_K(row []byte, x, xs []float32) float32 {
-	var s float32
-	var lo, hi [32]byte
-	for ; len(x) >= 256 && len(xs) >= 8; row, x, xs = row[176:], x[256:], xs[8:] {
-		b, xk := (*[176]byte)(row), (*[8]float32)(xs)
-		sc := (*[12]byte)(b[4:16])
-		var sq, sm float32
-		for c := range 4 {
-			s0, m0 := scaleMinK4(2*c, sc)
-			s1, m1 := scaleMinK4(2*c+1, sc)
-			// Eight values at a time: nibbles, and bits 2c and 2c+1 of qh
-			// moved to bit 4.
-			for k := 0; k < 32; k += 8 {
-				w, h := get8(b[48+32*c+k:]), get8(b[16+k:])>>(2*c)
-				put8(lo[k:], w&lowNibbles|h&lowBits<<4)
-				put8(hi[k:], w>>4&lowNibbles|h>>1&lowBits<<4)
-			}
-			sq += u8f[s0]*dotTab32(&u8f, &lo, (*[32]float32)(x[64*c:])) + u8f[s1]*dotTab32(&u8f, &hi, (*[32]float32)(x[64*c+32:]))
-			sm += u8f[m0]*xk[2*c] + u8f[m1]*xk[2*c+1]
-		}
-		s += half(b[0:2])*sq - half(b[2:4])*sm
-	}
-	return s
-}
+func quantQ4_K(dst []byte, x []float32) { quantK45(dst, x, false) }
+func quantQ5_K(dst []byte, x []float32) { quantK45(dst, x, true) }
 
-// quantQ5_K is quantize_row_q5_K_ref: as quantQ4_K with 5-bit quants.
-func quantQ5_K(dst []byte, x []float32) {
+// quantK45 is quantize_row_q4_K_ref, or if five quantize_row_q5_K_ref
+// (5-bit quants, their fifth bits in qh, and a search over other trial
+// scales): per sub-block a scale and min from makeQKX2Quants, both
+// quantized to 6 bits against the block's largest, then every quant
+// recomputed from the stored scales.
+func quantK45(dst []byte, x []float32, five bool) {
+	bb, qs, nmax, rmin, nstep := 144, 16, 15, float32(-1), 20
+	if five {
+		bb, qs, nmax, rmin, nstep = 176, 48, 31, -0.5, 15
+	}
 	var L, laux [32]uint8
 	var q [256]uint8
-	for ; len(x) >= 256; dst, x = dst[176:], x[256:] {
-		b, xb := (*[176]byte)(dst), (*[256]float32)(x)
-		scales, mins := kScalesMins(xb, 31, -0.5, 0.1, 15, &L, &laux, q[:])
-		sc, d, dmin := packScalesK4(b[:], &scales, &mins)
-		kRequant(xb, sc, d, dmin, 31, q[:])
-		qh, qs := (*[32]byte)(b[16:48]), (*[128]byte)(b[48:])
-		clear(qh[:])
+	var none [32]byte // Q4_K's fifth bits: all 0, and not stored
+	for ; len(x) >= 256; dst, x = dst[bb:], x[256:] {
+		b, xb := dst[:bb:bb], (*[256]float32)(x)
+		scales, mins := kScalesMins(xb, nmax, rmin, 0.1, nstep, &L, &laux, q[:])
+		packScalesK4(b, &scales, &mins)
+		kRequant(xb, b, nmax, q[:])
+		qh := &none
+		if five {
+			qh = (*[32]byte)(b[16:48])
+			clear(qh[:])
+		}
 		for c := range 4 {
 			for l := range 32 {
 				lo, hi := q[64*c+l], q[64*c+32+l]
-				qs[32*c+l] = lo&15 | hi&15<<4
+				b[qs+32*c+l] = lo&15 | hi&15<<4
 				qh[l] |= lo>>4<<(2*c) | hi>>4<<(2*c+1)
 			}
 		}
@@ -201,31 +159,6 @@ func dequantQ6_K(dst []float32, src []byte) {
 			}
 		}
 	}
-}
-
-func dotQ6_K(row []byte, x []float32) float32 {
-	var s float32
-	var q [128]byte
-	for ; len(x) >= 256; row, x = row[210:], x[256:] {
-		b := (*[210]byte)(row)
-		var sq float32 // Σ scale·Σ q·x over the 16 sub-blocks
-		for n := range 2 {
-			// Value r of the half has scale r/16: the groups of 32 (l,
-			// l+32, l+64, l+96) are in order. Eight values of each at a
-			// time.
-			ql, qh := b[64*n:64*n+64], b[128+32*n:128+32*n+32]
-			for l := 0; l < 32; l += 8 {
-				w0, w1, h := get8(ql[l:]), get8(ql[l+32:]), get8(qh[l:])
-				put8(q[l:], w0&lowNibbles|h&lowPairs<<4)
-				put8(q[l+32:], w1&lowNibbles|h>>2&lowPairs<<4)
-				put8(q[l+64:], w0>>4&lowNibbles|h>>4&lowPairs<<4)
-				put8(q[l+96:], w1>>4&lowNibbles|h>>6&lowPairs<<4)
-			}
-			sq += dotTabScaled16(&m32f, &q, (*[8]byte)(b[192+8*n:]), (*[128]float32)(x[128*n:]))
-		}
-		s += half(b[208:210]) * sq
-	}
-	return s
 }
 
 // quantQ6_K is quantize_row_q6_K_ref: per sub-block of 16 a scale from
@@ -311,9 +244,8 @@ func kScalesMins(x *[256]float32, nmax int, rmin, rdelta float32, nstep int, L, 
 }
 
 // packScalesK4 quantizes the eight scales and mins to 6 bits against the
-// largest of each, packs them into b[4:16], writes d and dmin to b[0:4]
-// and returns the scale bytes and the stored d and dmin.
-func packScalesK4(b []byte, scales, mins *[8]float32) (*[12]byte, float32, float32) {
+// largest of each, packs them into b[4:16] and writes d and dmin to b[0:4].
+func packScalesK4(b []byte, scales, mins *[8]float32) {
 	var maxScale, maxMin float32
 	for j := range 8 {
 		if scales[j] > maxScale {
@@ -337,24 +269,21 @@ func packScalesK4(b []byte, scales, mins *[8]float32) (*[12]byte, float32, float
 		lm := min(63, uint8(nearestInt(invMin*mins[j])))
 		putScaleMinK4(j, sc, ls, lm)
 	}
-	d := putHalf(b[0:2], maxScale/63)
-	dmin := putHalf(b[2:4], maxMin/63)
-	return sc, d, dmin
+	putHalf(b[0:2], maxScale/63)
+	putHalf(b[2:4], maxMin/63)
 }
 
 // kRequant recomputes the quants (0…nmax) of each sub-block of 32 from the
-// stored scale bytes, d and dmin; a sub-block whose scale is 0 keeps the
-// quants already in q.
-func kRequant(x *[256]float32, sc *[12]byte, d, dmin float32, nmax int, q []uint8) {
+// scales and mins stored in the Q4_K or Q5_K block b; a sub-block whose
+// scale is 0 keeps the quants already in q.
+func kRequant(x *[256]float32, b []byte, nmax int, q []uint8) {
+	ds, dm := kSubScales(b)
 	for j := range 8 {
-		s, m := scaleMinK4(j, sc)
-		dj := d * float32(s)
-		if dj == 0 {
+		if ds[j] == 0 {
 			continue
 		}
-		dm := dmin * float32(m)
 		for ii := range 32 {
-			l := nearestInt((x[32*j+ii] + dm) / dj)
+			l := nearestInt((x[32*j+ii] + dm[j]) / ds[j])
 			q[32*j+ii] = uint8(max(0, min(nmax, l)))
 		}
 	}

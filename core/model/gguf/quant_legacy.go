@@ -17,11 +17,11 @@ import (
 //	                                                         w = d·(q − 16).
 //	Q5_1 (24 bytes): d, m, qh, then 16 nibble bytes;        w = d·q + m.
 var (
-	codecQ8_0 = Codec{dequant: dequantQ8_0, dot: dotQ8_0, quant: quantQ8_0}
-	codecQ4_0 = Codec{dequant: dequantQ4_0, dot: dotQ4_0, quant: quantQ4_0}
-	codecQ4_1 = Codec{dequant: dequantQ4_1, quant: quantQ4_1}
-	codecQ5_0 = Codec{dequant: dequantQ5_0, dot: dotQ5_0, quant: quantQ5_0}
-	codecQ5_1 = Codec{dequant: dequantQ5_1, quant: quantQ5_1}
+	codecQ8_0 = Codec{quant: quantQ8_0}
+	codecQ4_0 = Codec{quant: quantQ4_0}
+	codecQ4_1 = Codec{quant: quantQ4_1}
+	codecQ5_0 = Codec{quant: quantQ5_0}
+	codecQ5_1 = Codec{quant: quantQ5_1}
 )
 
 func dequantQ8_0(dst []float32, src []byte) {
@@ -32,23 +32,6 @@ func dequantQ8_0(dst []float32, src []byte) {
 			y[j] = float32(int8(b[2+j])) * d
 		}
 	}
-}
-
-func dotQ8_0(row []byte, x []float32) float32 {
-	var s float32
-	for ; len(x) >= 32; row, x = row[34:], x[32:] {
-		b, xb := (*[34]byte)(row), (*[32]float32)(x)
-		q := (*[32]byte)(b[2:])
-		var a0, a1, a2, a3 float32
-		for j := 0; j < 29; j += 4 {
-			a0 += i8f[q[j]] * xb[j]
-			a1 += i8f[q[j+1]] * xb[j+1]
-			a2 += i8f[q[j+2]] * xb[j+2]
-			a3 += i8f[q[j+3]] * xb[j+3]
-		}
-		s += half(b[0:2]) * ((a0 + a1) + (a2 + a3))
-	}
-	return s
 }
 
 // quantQ8_0 is quantize_row_q8_0_ref: d = max |x| / 127, q = round(x/d).
@@ -80,41 +63,6 @@ func dequantQ4_0(dst []float32, src []byte) {
 	}
 }
 
-func dotQ4_0(row []byte, x []float32) float32 {
-	var s float32
-	for ; len(x) >= 32; row, x = row[18:], x[32:] {
-		b, xb := (*[18]byte)(row), (*[32]float32)(x)
-		q := (*[16]byte)(b[2:])
-		var a0, a1, a2, a3 float32
-		for j := 0; j < 15; j += 2 {
-			v0, v1 := q[j], q[j+1]
-			a0 += lo4m8[v0] * xb[j]
-			a1 += hi4m8[v0] * xb[j+16]
-			a2 += lo4m8[v1] * xb[j+1]
-			a3 += hi4m8[v1] * xb[j+17]
-		}
-		s += half(b[0:2]) * ((a0 + a1) + (a2 + a3))
-	}
-	return s
-}
-
-// quantQ4_0 is quantize_row_q4_0_ref: d = −x_max/8 for the value x_max of
-// largest magnitude, q = min(15, ⌊x/d + 8.5⌋).
-func quantQ4_0(dst []byte, x []float32) {
-	for ; len(x) >= 32; dst, x = dst[18:], x[32:] {
-		b, xb := (*[18]byte)(dst), (*[32]float32)(x)
-		_, mx := absMax(xb[:])
-		d := mx / -8
-		id := inv(d)
-		putHalf(b[0:2], d)
-		for j := range 16 {
-			q0 := min(15, int8(float32(xb[j]*id)+8.5))
-			q1 := min(15, int8(float32(xb[j+16]*id)+8.5))
-			b[2+j] = byte(q0) | byte(q1)<<4
-		}
-	}
-}
-
 func dequantQ4_1(dst []float32, src []byte) {
 	for ; len(dst) >= 32; dst, src = dst[32:], src[20:] {
 		b, y := (*[20]byte)(src), (*[32]float32)(dst)
@@ -123,35 +71,6 @@ func dequantQ4_1(dst []float32, src []byte) {
 			v := b[4+j]
 			y[j] = float32(float32(v&15)*d) + m
 			y[j+16] = float32(float32(v>>4)*d) + m
-		}
-	}
-}
-
-// dotQ4_1 takes xs[k] = Σ x[32k:32k+32] (see Codec.MulVec).
-func dotQ4_1(row []byte, x, xs []float32) float32 {
-	var s float32
-	for ; len(x) >= 32 && len(xs) > 0; row, x, xs = row[20:], x[32:], xs[1:] {
-		b, xb := (*[20]byte)(row), (*[32]float32)(x)
-		a := dotNibbles16(&lo4, &hi4, (*[16]byte)(b[4:]), (*[16]float32)(xb[:16]), (*[16]float32)(xb[16:]))
-		s += half(b[0:2])*a + half(b[2:4])*xs[0]
-	}
-	return s
-}
-
-// quantQ4_1 is quantize_row_q4_1_ref: d = (max − min)/15, m = min,
-// q = min(15, ⌊(x − min)/d + 0.5⌋).
-func quantQ4_1(dst []byte, x []float32) {
-	for ; len(x) >= 32; dst, x = dst[20:], x[32:] {
-		b, xb := (*[20]byte)(dst), (*[32]float32)(x)
-		lo, hi := minMax(xb[:])
-		d := (hi - lo) / 15
-		id := inv(d)
-		putHalf(b[0:2], d)
-		putHalf(b[2:4], lo)
-		for j := range 16 {
-			q0 := min(15, int8(float32((xb[j]-lo)*id)+0.5))
-			q1 := min(15, int8(float32((xb[j+16]-lo)*id)+0.5))
-			b[4+j] = byte(q0) | byte(q1)<<4
 		}
 	}
 }
@@ -169,44 +88,6 @@ func dequantQ5_0(dst []float32, src []byte) {
 	}
 }
 
-func dotQ5_0(row []byte, x []float32) float32 {
-	var s float32
-	var q [32]byte
-	for ; len(x) >= 32; row, x = row[22:], x[32:] {
-		b, xb := (*[22]byte)(row), (*[32]float32)(x)
-		unpack5(&q, b[6:22], binary.LittleEndian.Uint32(b[2:6]))
-		var a0, a1, a2, a3 float32
-		for j := 0; j < 25; j += 8 {
-			a0 += m16f[q[j]]*xb[j] + m16f[q[j+4]]*xb[j+4]
-			a1 += m16f[q[j+1]]*xb[j+1] + m16f[q[j+5]]*xb[j+5]
-			a2 += m16f[q[j+2]]*xb[j+2] + m16f[q[j+6]]*xb[j+6]
-			a3 += m16f[q[j+3]]*xb[j+3] + m16f[q[j+7]]*xb[j+7]
-		}
-		s += half(b[0:2]) * ((a0 + a1) + (a2 + a3))
-	}
-	return s
-}
-
-// quantQ5_0 is quantize_row_q5_0_ref: d = −x_max/16, q = min(31,
-// ⌊x/d + 16.5⌋), the fifth bits gathered in qh.
-func quantQ5_0(dst []byte, x []float32) {
-	for ; len(x) >= 32; dst, x = dst[22:], x[32:] {
-		b, xb := (*[22]byte)(dst), (*[32]float32)(x)
-		_, mx := absMax(xb[:])
-		d := mx / -16
-		id := inv(d)
-		putHalf(b[0:2], d)
-		var qh uint32
-		for j := range 16 {
-			q0 := uint8(min(31, int8(float32(xb[j]*id)+16.5)))
-			q1 := uint8(min(31, int8(float32(xb[j+16]*id)+16.5)))
-			b[6+j] = q0&15 | q1&15<<4
-			qh |= uint32(q0>>4&1)<<j | uint32(q1>>4&1)<<(j+16)
-		}
-		binary.LittleEndian.PutUint32(b[2:6], qh)
-	}
-}
-
 func dequantQ5_1(dst []float32, src []byte) {
 	for ; len(dst) >= 32; dst, src = dst[32:], src[24:] {
 		b, y := (*[24]byte)(src), (*[32]float32)(dst)
@@ -220,36 +101,57 @@ func dequantQ5_1(dst []float32, src []byte) {
 	}
 }
 
-// dotQ5_1 takes xs as dotQ4_1.
-func dotQ5_1(row []byte, x, xs []float32) float32 {
-	var s float32
-	var q [32]byte
-	for ; len(x) >= 32 && len(xs) > 0; row, x, xs = row[24:], x[32:], xs[1:] {
-		b := (*[24]byte)(row)
-		unpack5(&q, b[8:24], binary.LittleEndian.Uint32(b[4:8]))
-		s += half(b[0:2])*dotTab32(&u8f, &q, (*[32]float32)(x)) + half(b[2:4])*xs[0]
-	}
-	return s
-}
+func quantQ4_0(dst []byte, x []float32) { quantNibbles(dst, x, 4, false) }
+func quantQ4_1(dst []byte, x []float32) { quantNibbles(dst, x, 4, true) }
+func quantQ5_0(dst []byte, x []float32) { quantNibbles(dst, x, 5, false) }
+func quantQ5_1(dst []byte, x []float32) { quantNibbles(dst, x, 5, true) }
 
-// quantQ5_1 is quantize_row_q5_1_ref: d = (max − min)/31, m = min,
-// q = ⌊(x − min)/d + 0.5⌋.
-func quantQ5_1(dst []byte, x []float32) {
-	for ; len(x) >= 32; dst, x = dst[24:], x[32:] {
-		b, xb := (*[24]byte)(dst), (*[32]float32)(x)
-		lo, hi := minMax(xb[:])
-		d := (hi - lo) / 31
+// quantNibbles is quantize_row_q4_0_ref, _q4_1_ref, _q5_0_ref or _q5_1_ref,
+// by the quants' bits and whether the type stores a min. With
+// nmax = 2^bits − 1 and mid = 2^(bits−1):
+//
+//	no min (Q4_0, Q5_0): d = −x_max/mid for the value x_max of largest
+//	    magnitude, q = min(nmax, ⌊x/d + mid + 0.5⌋);
+//	a min (Q4_1, Q5_1):  d = (max − min)/nmax, m = min,
+//	    q = min(nmax, ⌊(x − min)/d + 0.5⌋).
+//
+// (The Q5_1 reference has no min(nmax, …): (x − min)/d + 0.5 < 32
+// whenever 1/d is finite, so it never binds.) The fifth bits of 5-bit
+// quants are gathered in qh.
+func quantNibbles(dst []byte, x []float32, bits int, withMin bool) {
+	nmax, mid := 1<<bits-1, 1<<(bits-1)
+	qs := 2 // the nibble bytes' offset: after d, then m, then qh
+	if withMin {
+		qs += 2
+	}
+	if bits == 5 {
+		qs += 4
+	}
+	bb := qs + 16
+	for ; len(x) >= 32; dst, x = dst[bb:], x[32:] {
+		b, xb := dst[:bb:bb], (*[32]float32)(x)
+		var d, lo, bias float32
+		if withMin {
+			var hi float32
+			lo, hi = minMax(xb[:])
+			d, bias = (hi-lo)/float32(nmax), 0.5
+			putHalf(b[2:4], lo)
+		} else {
+			_, mx := absMax(xb[:])
+			d, bias = mx/-float32(mid), float32(mid)+0.5
+		}
 		id := inv(d)
 		putHalf(b[0:2], d)
-		putHalf(b[2:4], lo)
 		var qh uint32
 		for j := range 16 {
-			q0 := uint8(float32((xb[j]-lo)*id) + 0.5)
-			q1 := uint8(float32((xb[j+16]-lo)*id) + 0.5)
-			b[8+j] = q0&15 | q1&15<<4
+			q0 := uint8(min(int8(nmax), int8(float32((xb[j]-lo)*id)+bias)))
+			q1 := uint8(min(int8(nmax), int8(float32((xb[j+16]-lo)*id)+bias)))
+			b[qs+j] = q0&15 | q1&15<<4
 			qh |= uint32(q0>>4&1)<<j | uint32(q1>>4&1)<<(j+16)
 		}
-		binary.LittleEndian.PutUint32(b[4:8], qh)
+		if bits == 5 {
+			binary.LittleEndian.PutUint32(b[qs-4:qs], qh)
+		}
 	}
 }
 

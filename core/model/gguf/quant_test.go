@@ -377,21 +377,19 @@ func randomRow(typ gguf.TensorType, nb int, rng *rand.Rand) []byte {
 	return row
 }
 
-// The fused dot product of a stored row equals the float64 dot product
-// over its dequantized values within 1e-5 of Σ|w·x|, on rows of arbitrary
-// bits and on quantized Gaussian rows.
+// Dot equals, bit for bit, the sum its doc describes over Dequantize's
+// values (dotInOrder), and that sum is within 1e-5 of Σ|w·x| of the
+// float64 dot product, on rows of arbitrary bits and on quantized Gaussian
+// rows of one to several chunks.
 func TestDotMatchesDequantized(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, tc := range decodable {
 		t.Run(tc.typ.String(), func(t *testing.T) {
 			c := codec(t, tc.typ)
+			be := tc.typ.BlockElems()
 			for trial := range 40 {
-				nb := 1 + rng.IntN(8)
-				n := nb * tc.typ.BlockElems()
-				if tc.typ.BlockElems() == 1 {
-					n = 1 + rng.IntN(700)
-					nb = n
-				}
+				nb := 1 + rng.IntN(max(8, 1024/be))
+				n := nb * be
 				row := randomRow(tc.typ, nb, rng)
 				x := gaussian(n, uint64(trial))
 				if trial%2 == 1 {
@@ -400,18 +398,42 @@ func TestDotMatchesDequantized(t *testing.T) {
 				}
 				w := make([]float32, n)
 				c.Dequantize(w, row)
+				got, want := c.Dot(row, x), dotInOrder(w, x)
+				if math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("trial %d (%d values): dot %v, in Dot's order over the dequantized values %v", trial, n, got, want)
+				}
 				var ref, mag float64
 				for j := range w {
 					ref += float64(w[j]) * float64(x[j])
 					mag += math.Abs(float64(w[j]) * float64(x[j]))
 				}
-				got := c.Dot(row, x)
 				if d := math.Abs(float64(got) - ref); d > 1e-5*mag || math.IsNaN(float64(got)) {
 					t.Fatalf("trial %d (%d values): dot %v, dequantized %v, |Δ| = %.3g of Σ|w·x| %.3g", trial, n, got, ref, d, mag)
 				}
 			}
 		})
 	}
+}
+
+// dotInOrder is Codec.Dot's documented sum over w and x, written out: per
+// chunk of 256 values, four lanes over the whole groups of four, the rest
+// to lane 0, (l0 + l1) + (l2 + l3); the chunks' sums in order.
+func dotInOrder(w, x []float32) float32 {
+	var s float32
+	for c := 0; c < len(w); c += 256 {
+		end := min(c+256, len(w))
+		whole := c + (end-c)/4*4
+		var l [4]float32
+		for j := c; j < end; j++ {
+			lane := (j - c) % 4
+			if j >= whole {
+				lane = 0
+			}
+			l[lane] += float32(w[j] * x[j])
+		}
+		s += (l[0] + l[1]) + (l[2] + l[3])
+	}
+	return s
 }
 
 // Lengths that do not match panic with a message naming the type.
@@ -505,7 +527,7 @@ func FuzzDecode(f *testing.F) {
 }
 
 // Example: a row of 32 values stored as Q8_0 (34 bytes), decoded back, and
-// dotted with a vector without decoding.
+// dotted with a vector.
 func ExampleCodec() {
 	c, err := gguf.TypeQ8_0.Codec()
 	if err != nil {
@@ -531,13 +553,12 @@ func ExampleCodec() {
 	// gguf: type Q2_K not supported
 }
 
-// MulVec equals Dot row by row, exactly, and allocates nothing; rows longer
-// than the sums kept on the stack (16,384 values) are dotted in chunks
-// that give the dequantized dot too.
+// MulVec equals Dot row by row, exactly, on rows of one chunk and of
+// several, and neither allocates.
 func TestCodecMulVec(t *testing.T) {
 	for _, tc := range decodable {
 		c := codec(t, tc.typ)
-		for _, n := range []int{256, 16384 + 512} {
+		for _, n := range []int{256, 5 * 256} {
 			const rows = 5
 			m := make([]byte, rows*tc.typ.RowBytes(n))
 			c.Quantize(m, gaussian(rows*n, uint64(n)))

@@ -3,6 +3,7 @@ package gguf
 import (
 	"fmt"
 	"math"
+	"reflect"
 )
 
 // ValueType is the type tag of a metadata value, as stored in the file.
@@ -41,15 +42,8 @@ func (t ValueType) String() string {
 // scalarSize is the encoded size in bytes of a fixed-size scalar type, or 0 for
 // strings, arrays and unknown types.
 func (t ValueType) scalarSize() int {
-	switch t {
-	case TypeUint8, TypeInt8, TypeBool:
-		return 1
-	case TypeUint16, TypeInt16:
-		return 2
-	case TypeUint32, TypeInt32, TypeFloat32:
-		return 4
-	case TypeUint64, TypeInt64, TypeFloat64:
-		return 8
+	if int(t) < len(scalarTypes) {
+		return scalarTypes[t].size
 	}
 	return 0
 }
@@ -73,27 +67,15 @@ type Value struct {
 }
 
 // Int returns the value as an int64 if it is an integer scalar that fits.
-func (v Value) Int() (int64, bool) {
-	switch x := v.Data.(type) {
-	case uint8:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case uint64:
-		if x > math.MaxInt64 {
-			return 0, false
-		}
-		return int64(x), true
-	case int64:
-		return x, true
+func (v Value) Int() (int64, bool) { return int64Of(reflect.ValueOf(v.Data)) }
+
+// int64Of returns r as an int64 if it holds an integer that fits.
+func int64Of(r reflect.Value) (int64, bool) {
+	switch {
+	case r.CanInt():
+		return r.Int(), true
+	case r.CanUint() && r.Uint() <= math.MaxInt64:
+		return int64(r.Uint()), true
 	}
 	return 0, false
 }
@@ -144,71 +126,27 @@ func (v Value) Float32s() ([]float32, bool) {
 // Ints returns the elements as int64 if the value is an array of any integer type
 // whose elements all fit in an int64. The result is always a fresh slice.
 func (v Value) Ints() ([]int64, bool) {
-	switch x := v.Data.(type) {
-	case []uint8:
-		return convInts(x), true
-	case []int8:
-		return convInts(x), true
-	case []uint16:
-		return convInts(x), true
-	case []int16:
-		return convInts(x), true
-	case []uint32:
-		return convInts(x), true
-	case []int32:
-		return convInts(x), true
-	case []int64:
-		return append([]int64(nil), x...), true
-	case []uint64:
-		out := make([]int64, len(x))
-		for i, u := range x {
-			if u > math.MaxInt64 {
-				return nil, false
-			}
-			out[i] = int64(u)
+	r := reflect.ValueOf(v.Data)
+	if r.Kind() != reflect.Slice {
+		return nil, false
+	}
+	if _, ok := int64Of(reflect.Zero(r.Type().Elem())); !ok {
+		return nil, false // not integers
+	}
+	out := make([]int64, r.Len())
+	for i := range out {
+		var ok bool
+		if out[i], ok = int64Of(r.Index(i)); !ok {
+			return nil, false
 		}
-		return out, true
 	}
-	return nil, false
-}
-
-func convInts[T uint8 | int8 | uint16 | int16 | uint32 | int32](x []T) []int64 {
-	out := make([]int64, len(x))
-	for i, e := range x {
-		out[i] = int64(e)
-	}
-	return out
+	return out, true
 }
 
 // Len returns the number of elements of an array value, or 0 for scalars.
 func (v Value) Len() int {
-	switch x := v.Data.(type) {
-	case []uint8:
-		return len(x)
-	case []int8:
-		return len(x)
-	case []uint16:
-		return len(x)
-	case []int16:
-		return len(x)
-	case []uint32:
-		return len(x)
-	case []int32:
-		return len(x)
-	case []float32:
-		return len(x)
-	case []bool:
-		return len(x)
-	case []string:
-		return len(x)
-	case []uint64:
-		return len(x)
-	case []int64:
-		return len(x)
-	case []float64:
-		return len(x)
-	case []Value:
-		return len(x)
+	if r := reflect.ValueOf(v.Data); r.Kind() == reflect.Slice {
+		return r.Len()
 	}
 	return 0
 }
