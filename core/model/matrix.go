@@ -65,12 +65,13 @@ func (m *Matrix) sharesWith(o *Matrix) bool {
 func KernelPath() string { return kernels.Path() }
 
 // MulVec sets dst[i] = Σ_j m[i][j]·x[j] for the first len(dst) ≤ Rows
-// rows; x has Cols values. F32, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K
-// rows go through package kernels — WebAssembly SIMD in the browser when
-// the page wired the module in, the same sums in Go otherwise, bit for
-// bit. Every other type is dequantized dequantChunk values at a time
-// (gguf.Codec.Dequantize, exactly as ggml) and each chunk dotted with
-// kernels.DotF32, the chunks' sums added in order. It allocates nothing.
+// rows; x has Cols values. F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K
+// and Q6_K rows go through package kernels — WebAssembly SIMD in the
+// browser when the page wired the module in, the same sums in Go
+// otherwise, bit for bit. Q4_1 and Q5_1 are dequantized dequantChunk
+// values at a time (gguf.Codec.Dequantize, exactly as ggml) and each chunk
+// dotted with kernels.DotF32, the chunks' sums added in order, as
+// kernels.MatVecF16 orders its sums. It allocates nothing.
 func (m *Matrix) MulVec(dst, x []float32) {
 	if m.Type == gguf.TypeF32 {
 		kernels.MatVecF32(dst, m.F[:len(dst)*m.Cols], x)
@@ -96,8 +97,10 @@ func (m *Matrix) MulVec(dst, x []float32) {
 }
 
 // dequantChunk is how many values of a row MulVec dequantizes at a time:
-// a whole number of blocks of every type (the K-quants' hold 256).
-const dequantChunk = 256
+// a whole number of blocks of every type (the K-quants' hold 256), and
+// kernels.H16Chunk, so that every type without a kernel of its own is
+// summed in one order.
+const dequantChunk = kernels.H16Chunk
 
 // quantKernels are package kernels' products over stored blocks, by type.
 var quantKernels = map[gguf.TensorType]func(dst []float32, blocks []byte, x []float32){
@@ -107,6 +110,8 @@ var quantKernels = map[gguf.TensorType]func(dst []float32, blocks []byte, x []fl
 	gguf.TypeQ4_K: kernels.MatVecQ4_K,
 	gguf.TypeQ5_K: kernels.MatVecQ5_K,
 	gguf.TypeQ6_K: kernels.MatVecQ6_K,
+	gguf.TypeF16:  kernels.MatVecF16,
+	gguf.TypeBF16: kernels.MatVecBF16,
 }
 
 // Row writes row i of m, dequantized exactly as ggml does, into dst (Cols

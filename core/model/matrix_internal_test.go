@@ -38,7 +38,7 @@ var matrixTypes = []gguf.TensorType{gguf.TypeF32, gguf.TypeF16, gguf.TypeBF16, g
 
 // MulVec over 1 to 9 rows (odd counts and a remainder past blocks of four)
 // equals the float64 product of Row's values within 1e-5 of Σ|w·x|, and
-// for the types without a kernel exactly Row's chunks of 256 dotted by
+// for F16, BF16 and the types without a kernel exactly Row's chunks of 256 dotted by
 // kernels.DotF32 and added in order; Float32 is the rows one after the
 // other; Bytes is what the blocks weigh.
 func TestMatrixKernels(t *testing.T) {
@@ -78,7 +78,7 @@ func TestMatrixKernels(t *testing.T) {
 					}
 				}
 			}
-			if quantKernels[typ] == nil && typ != gguf.TypeF32 { // the dequantized path: its order, bit for bit
+			if typ == gguf.TypeF16 || typ == gguf.TypeBF16 || quantKernels[typ] == nil && typ != gguf.TypeF32 { // the dequantized path and the 16-bit kernels: their order, bit for bit
 				for i := range rows {
 					m.Row(i, row)
 					var s float32

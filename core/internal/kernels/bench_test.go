@@ -97,6 +97,11 @@ func BenchmarkMatVecQ4_0(b *testing.B) {
 	benchQuant(b, BlockBytesQ4_0, MatVecQ4_0, matVecQ4_0Go)
 }
 
+// The 16-bit float products, timed like the blocks (64 bytes per 32
+// values of varied bits).
+func BenchmarkMatVecF16(b *testing.B)  { benchQuant(b, 64, MatVecF16, matVecF16Go) }
+func BenchmarkMatVecBF16(b *testing.B) { benchQuant(b, 64, MatVecBF16, matVecBF16Go) }
+
 func benchQuant(b *testing.B, blockBytes int, exported, goPath func([]float32, []byte, []float32)) {
 	for _, sh := range benchShapes {
 		blocks, x, dst := benchBlocks(sh.rows, sh.cols, blockBytes), benchFloats(sh.cols, 2), make([]float32, sh.rows)

@@ -1,6 +1,7 @@
 // Package kernels holds the forward pass's inner loops — dot products,
-// matrix-vector products over float32 rows and over raw GGUF Q8_0, Q4_0,
-// Q5_0, Q4_K, Q5_K and Q6_K blocks, attention scores and weighted sums,
+// matrix-vector products over float32 rows, over F16 and BF16 rows and
+// over raw GGUF Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K blocks, attention
+// scores and weighted sums,
 // dots and weighted sums over rows of byte codes —
 // on paths that compute the same bits:
 //
@@ -49,8 +50,8 @@
 // window.kvscope.state().kernels name the path in use (model.KernelPath).
 //
 // The users are core/model's matrix-vector products (model.Matrix over
-// F32, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K rows; other GGUF types run
-// on their gguf.Codec in Go)
+// F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K rows; Q4_1 and
+// Q5_1 rows are dequantized by their gguf.Codec and dotted by DotF32),
 // FullCache's attention scores and weighted sums, the simulator's
 // reference attention (core/sim's Stream), and core/store's 8-bit
 // per-token codes (DotsU8 and AffineU8, the page's default storage); the

@@ -21,8 +21,9 @@
   ;; only when it returns the version the Go code was written for. 2: the
   ;; F32 row order of eight lane sums (1 was four products per chunk added
   ;; to one running sum); 3: the Q4_K, Q5_K, Q6_K and Q5_0 products; 4: the
-  ;; byte-code gathers dots_u8 and affine_u8.
-  (func (export "abi_version") (result i32) (i32.const 4))
+  ;; byte-code gathers dots_u8 and affine_u8; 5: matvec_h16, the F16 and
+  ;; BF16 products.
+  (func (export "abi_version") (result i32) (i32.const 5))
 
   ;; $dot returns a·b over n floats in the row order. With p_j = a[j]·b[j]:
   ;; eight lane sums from +0 held in two vectors, lo (lanes 0..3) and hi
@@ -217,6 +218,91 @@
         (f32.store (local.get $dst) (local.get $s))
         (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
         (br $rows))))
+
+  ;; matvec_h16 sets dst[i] = row i of a matrix of 16-bit floats (F16, or
+  ;; BF16 when bf ≠ 0; rows of n values, 2n bytes, one after the other)
+  ;; times x. Each row is taken in chunks of 256 values: a chunk's values
+  ;; are widened exactly and dotted with x in $dot's order, and the chunks'
+  ;; sums added to s from +0 in order. Widening: BF16's 16 bits are a
+  ;; float32's top half; F16's magnitude bits move to a float32's place and
+  ;; are scaled by 2^112 (right for subnormal halves too), infinities and
+  ;; NaNs get the all-ones exponent, then the sign bit is set. The loop
+  ;; takes four values at a time into $a, then swaps $a and $b, so that
+  ;; lanes 0..3 of each chunk of eight go to one vector and 4..7 to the
+  ;; other, as $dot's lo and hi.
+  (func (export "matvec_h16") (param $dst i32) (param $w i32) (param $x i32) (param $rows i32) (param $n i32) (param $bf i32)
+    (local $last i32) (local $xp i32) (local $c i32) (local $m i32) (local $end i32) (local $h i32) (local $hm i32)
+    (local $s f32) (local $cs f32) (local $f f32) (local $u v128) (local $v v128) (local $a v128) (local $b v128) (local $t v128)
+    (local $mag v128) (local $inf v128) (local $scale v128) (local $top v128)
+    ;; F16's constants, held in registers rather than built in the loop:
+    ;; the magnitude mask, the all-ones exponent, 2^112, and the first
+    ;; magnitude (shifted) that is an infinity or a NaN.
+    (local.set $mag (v128.const i32x4 0x7fff 0x7fff 0x7fff 0x7fff))
+    (local.set $inf (v128.const i32x4 0x7f800000 0x7f800000 0x7f800000 0x7f800000))
+    (local.set $scale (v128.const f32x4 0x1p112 0x1p112 0x1p112 0x1p112))
+    (local.set $top (v128.const i32x4 0x0f800000 0x0f800000 0x0f800000 0x0f800000))
+    (local.set $last (i32.add (local.get $dst) (i32.shl (local.get $rows) (i32.const 2))))
+    (block $rows_done
+      (loop $row
+        (br_if $rows_done (i32.ge_u (local.get $dst) (local.get $last)))
+        (local.set $s (f32.const 0))
+        (local.set $xp (local.get $x))
+        (local.set $c (i32.const 0))
+        (block $chunks_done
+          (loop $chunk
+            (br_if $chunks_done (i32.ge_u (local.get $c) (local.get $n)))
+            (local.set $m (i32.sub (local.get $n) (local.get $c)))
+            (if (i32.gt_u (local.get $m) (i32.const 256)) (then (local.set $m (i32.const 256))))
+            (local.set $a (v128.const i64x2 0 0))
+            (local.set $b (v128.const i64x2 0 0))
+            (local.set $end (i32.add (local.get $w) (i32.shl (i32.and (local.get $m) (i32.const -4)) (i32.const 1))))
+            (block $groups_done
+              (loop $group
+                (br_if $groups_done (i32.ge_u (local.get $w) (local.get $end)))
+                (local.set $u (i32x4.extend_low_i16x8_u (v128.load64_zero (local.get $w))))
+                (if (local.get $bf)
+                  (then (local.set $v (i32x4.shl (local.get $u) (i32.const 16))))
+                  (else
+                    (local.set $v (i32x4.shl (v128.and (local.get $u) (local.get $mag)) (i32.const 13)))
+                    (local.set $v (v128.or
+                      (v128.bitselect
+                        (v128.or (local.get $v) (local.get $inf))
+                        (f32x4.mul (local.get $v) (local.get $scale))
+                        (i32x4.ge_u (local.get $v) (local.get $top)))
+                      (i32x4.shl (v128.andnot (local.get $u) (local.get $mag)) (i32.const 16))))))
+                (local.set $t (f32x4.add (local.get $a) (f32x4.mul (local.get $v) (v128.load (local.get $xp)))))
+                (local.set $a (local.get $b))
+                (local.set $b (local.get $t))
+                (local.set $w (i32.add (local.get $w) (i32.const 8)))
+                (local.set $xp (i32.add (local.get $xp) (i32.const 16)))
+                (br $group)))
+            (local.set $a (f32x4.add (local.get $a) (local.get $b)))
+            (local.set $a (f32x4.add (local.get $a)
+              (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $a) (local.get $a))))
+            (local.set $cs (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a))))
+            (local.set $end (i32.add (local.get $w) (i32.shl (i32.and (local.get $m) (i32.const 3)) (i32.const 1))))
+            (block $tail_done
+              (loop $tail
+                (br_if $tail_done (i32.ge_u (local.get $w) (local.get $end)))
+                (local.set $h (i32.load16_u (local.get $w)))
+                (local.set $hm (i32.shl (i32.and (local.get $h) (i32.const 0x7fff)) (i32.const 13)))
+                (local.set $f (if (result f32) (local.get $bf)
+                  (then (f32.reinterpret_i32 (i32.shl (local.get $h) (i32.const 16))))
+                  (else (f32.copysign
+                    (if (result f32) (i32.eq (i32.and (local.get $h) (i32.const 0x7c00)) (i32.const 0x7c00))
+                      (then (f32.reinterpret_i32 (i32.or (local.get $hm) (i32.const 0x7f800000))))
+                      (else (f32.mul (f32.reinterpret_i32 (local.get $hm)) (f32.const 0x1p112))))
+                    (f32.reinterpret_i32 (i32.shl (local.get $h) (i32.const 16)))))))
+                (local.set $cs (f32.add (local.get $cs) (f32.mul (local.get $f) (f32.load (local.get $xp)))))
+                (local.set $w (i32.add (local.get $w) (i32.const 2)))
+                (local.set $xp (i32.add (local.get $xp) (i32.const 4)))
+                (br $tail)))
+            (local.set $s (f32.add (local.get $s) (local.get $cs)))
+            (local.set $c (i32.add (local.get $c) (local.get $m)))
+            (br $chunk)))
+        (f32.store (local.get $dst) (local.get $s))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+        (br $row))))
 
   ;; matmat_f32 sets dst[t·ds + i] = $dot(w + i·n, x + t·n, n) for i < rows
   ;; and t < count: a matrix times count vectors, as a prompt is processed.

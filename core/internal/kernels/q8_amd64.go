@@ -2,10 +2,7 @@
 
 package kernels
 
-import (
-	"sync"
-	"unsafe"
-)
+import "unsafe"
 
 // q8RowsSSE2 sets dst[i] to row i of a Q8_0 matrix of rows rows and nb
 // blocks a row times x, matVecQ8_0Go's order bit for bit (q8_amd64.s).
@@ -14,16 +11,6 @@ import (
 //
 //go:noescape
 func q8RowsSSE2(dst *float32, blocks *byte, x *float32, rows, nb int, half *float32)
-
-// halfTable is f16 of every half-precision bit pattern, built on first use
-// (256 KiB): the assembly reads a block's scale from it.
-var halfTable = sync.OnceValue(func() *[1 << 16]float32 {
-	t := new([1 << 16]float32)
-	for h := range t {
-		t[h] = f16(uint16(h))
-	}
-	return t
-})
 
 func hostMatVecQ8_0(dst []float32, blocks []byte, x []float32) {
 	q8RowsSSE2(unsafe.SliceData(dst), unsafe.SliceData(blocks), unsafe.SliceData(x), len(dst), len(x)/BlockValues, &halfTable()[0])

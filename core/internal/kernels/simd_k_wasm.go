@@ -37,3 +37,15 @@ func wasmMatVecQ5_K(dst, blocks, x, xs unsafe.Pointer, rows, n int32)
 func simdMatVecQ5_K(dst []float32, blocks []byte, x, xs []float32) {
 	wasmMatVecQ5_K(ptr(dst), ptr(blocks), ptr(x), ptr(xs), int32(len(dst)), int32(len(x)))
 }
+
+//go:wasmimport kvscope_kernels matvec_h16
+//go:noescape
+func wasmMatVecH16(dst, rows, x unsafe.Pointer, count, n, bf int32)
+
+func simdMatVecF16(dst []float32, rows []byte, x []float32) {
+	wasmMatVecH16(ptr(dst), ptr(rows), ptr(x), int32(len(dst)), int32(len(x)), 0)
+}
+
+func simdMatVecBF16(dst []float32, rows []byte, x []float32) {
+	wasmMatVecH16(ptr(dst), ptr(rows), ptr(x), int32(len(dst)), int32(len(x)), 1)
+}

@@ -5,7 +5,7 @@ package kernels
 import "unsafe"
 
 // abiVersion is the kernels.wat interface this code calls (its abi_version).
-const abiVersion = 4
+const abiVersion = 5
 
 // simd128 is true when the host provided kernels.wasm of this interface's
 // version: static/kernels.js makes present return the module's abi_version

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/x448/float16"
 )
@@ -249,51 +248,23 @@ func quantF32(dst []byte, x []float32) {
 
 // F16 (IEEE half) and BF16 store each value in 16 little-endian bits;
 // they differ only in the conversions (halfToFloat, bf16ToFloat and their
-// inverses). Each dequantizer calls its conversion directly: through a
-// func value, as quant16 takes one, the page decoded them 2.5 to 4 times
-// slower.
+// inverses). The matrix products widen them in package kernels
+// (MatVecF16, MatVecBF16); these serve a row at a time.
 
 func quantF16(dst []byte, x []float32)  { quant16(dst, x, floatToHalf) }
 func quantBF16(dst []byte, x []float32) { quant16(dst, x, floatToBF16) }
 
-func dequantF16(dst []float32, src []byte)  { dequant16(dst, src, false) }
-func dequantBF16(dst []float32, src []byte) { dequant16(dst, src, true) }
-
-// dequant16 sets dst[i] to the value of the 16 bits at src[2i:], BF16 (bf)
-// or F16, four at a time from one 64-bit load. F16 values are looked up
-// in halves, which in the page is twice as fast as halfToFloat's
-// arithmetic and branch.
-func dequant16(dst []float32, src []byte, bf bool) {
-	var t *[1 << 16]float32
-	if !bf {
-		t = halves()
-	}
-	for ; len(dst) >= 4; dst, src = dst[4:], src[8:] {
-		d, w := (*[4]float32)(dst), binary.LittleEndian.Uint64(src)
-		if bf {
-			d[0], d[1], d[2], d[3] = bf16ToFloat(uint16(w)), bf16ToFloat(uint16(w>>16)), bf16ToFloat(uint16(w>>32)), bf16ToFloat(uint16(w>>48))
-		} else {
-			d[0], d[1], d[2], d[3] = t[uint16(w)], t[uint16(w>>16)], t[uint16(w>>32)], t[uint16(w>>48)]
-		}
-	}
+func dequantF16(dst []float32, src []byte) {
 	for i := range dst {
-		if h := binary.LittleEndian.Uint16(src[2*i:]); bf {
-			dst[i] = bf16ToFloat(h)
-		} else {
-			dst[i] = t[h]
-		}
+		dst[i] = halfToFloat(binary.LittleEndian.Uint16(src[2*i:]))
 	}
 }
 
-// halves is halfToFloat of every bit pattern (256 KiB), built on first
-// use.
-var halves = sync.OnceValue(func() *[1 << 16]float32 {
-	t := new([1 << 16]float32)
-	for h := range t {
-		t[h] = halfToFloat(uint16(h))
+func dequantBF16(dst []float32, src []byte) {
+	for i := range dst {
+		dst[i] = bf16ToFloat(binary.LittleEndian.Uint16(src[2*i:]))
 	}
-	return t
-})
+}
 
 // quant16 stores conv(x[i]) at dst[2i:].
 func quant16(dst []byte, x []float32, conv func(float32) uint16) {
