@@ -226,10 +226,10 @@
   ;; sums added to s from +0 in order. Widening: BF16's 16 bits are a
   ;; float32's top half; F16's magnitude bits move to a float32's place and
   ;; are scaled by 2^112 (right for subnormal halves too), infinities and
-  ;; NaNs get the all-ones exponent, then the sign bit is set. The loop
-  ;; takes four values at a time into $a, then swaps $a and $b, so that
-  ;; lanes 0..3 of each chunk of eight go to one vector and 4..7 to the
-  ;; other, as $dot's lo and hi.
+  ;; NaNs get the all-ones exponent, then the sign bit is set. The group
+  ;; loop takes four values at a time into $a, then swaps $a and $b, so
+  ;; that lanes 0..3 of each chunk of eight go to one vector and 4..7 to
+  ;; the other, as $dot's lo and hi.
   (func (export "matvec_h16") (param $dst i32) (param $w i32) (param $x i32) (param $rows i32) (param $n i32) (param $bf i32)
     (local $last i32) (local $xp i32) (local $c i32) (local $m i32) (local $end i32) (local $h i32) (local $hm i32)
     (local $s f32) (local $cs f32) (local $f f32) (local $u v128) (local $v v128) (local $a v128) (local $b v128) (local $t v128)
@@ -256,26 +256,39 @@
             (local.set $a (v128.const i64x2 0 0))
             (local.set $b (v128.const i64x2 0 0))
             (local.set $end (i32.add (local.get $w) (i32.shl (i32.and (local.get $m) (i32.const -4)) (i32.const 1))))
-            (block $groups_done
-              (loop $group
-                (br_if $groups_done (i32.ge_u (local.get $w) (local.get $end)))
-                (local.set $u (i32x4.extend_low_i16x8_u (v128.load64_zero (local.get $w))))
-                (if (local.get $bf)
-                  (then (local.set $v (i32x4.shl (local.get $u) (i32.const 16))))
-                  (else
+            ;; The group loop written twice, BF16's and F16's widening
+            ;; in place: a branch on bf inside it cost F16 a third.
+            (if (local.get $bf)
+              (then
+                (block $groups_done
+                  (loop $group
+                    (br_if $groups_done (i32.ge_u (local.get $w) (local.get $end)))
+                    (local.set $u (i32x4.extend_low_i16x8_u (v128.load64_zero (local.get $w))))
+                    (local.set $v (i32x4.shl (local.get $u) (i32.const 16)))
+                    (local.set $t (f32x4.add (local.get $a) (f32x4.mul (local.get $v) (v128.load (local.get $xp)))))
+                    (local.set $a (local.get $b))
+                    (local.set $b (local.get $t))
+                    (local.set $w (i32.add (local.get $w) (i32.const 8)))
+                    (local.set $xp (i32.add (local.get $xp) (i32.const 16)))
+                    (br $group))))
+              (else
+                (block $groups_done
+                  (loop $group
+                    (br_if $groups_done (i32.ge_u (local.get $w) (local.get $end)))
+                    (local.set $u (i32x4.extend_low_i16x8_u (v128.load64_zero (local.get $w))))
                     (local.set $v (i32x4.shl (v128.and (local.get $u) (local.get $mag)) (i32.const 13)))
                     (local.set $v (v128.or
                       (v128.bitselect
                         (v128.or (local.get $v) (local.get $inf))
                         (f32x4.mul (local.get $v) (local.get $scale))
                         (i32x4.ge_u (local.get $v) (local.get $top)))
-                      (i32x4.shl (v128.andnot (local.get $u) (local.get $mag)) (i32.const 16))))))
-                (local.set $t (f32x4.add (local.get $a) (f32x4.mul (local.get $v) (v128.load (local.get $xp)))))
-                (local.set $a (local.get $b))
-                (local.set $b (local.get $t))
-                (local.set $w (i32.add (local.get $w) (i32.const 8)))
-                (local.set $xp (i32.add (local.get $xp) (i32.const 16)))
-                (br $group)))
+                      (i32x4.shl (v128.andnot (local.get $u) (local.get $mag)) (i32.const 16))))
+                    (local.set $t (f32x4.add (local.get $a) (f32x4.mul (local.get $v) (v128.load (local.get $xp)))))
+                    (local.set $a (local.get $b))
+                    (local.set $b (local.get $t))
+                    (local.set $w (i32.add (local.get $w) (i32.const 8)))
+                    (local.set $xp (i32.add (local.get $xp) (i32.const 16)))
+                    (br $group)))))
             (local.set $a (f32x4.add (local.get $a) (local.get $b)))
             (local.set $a (f32x4.add (local.get $a)
               (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $a) (local.get $a))))
