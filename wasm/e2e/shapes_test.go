@@ -25,6 +25,11 @@ var pageShapes = []struct {
 	spec ggufwrite.LlamaSpec
 }{
 	{"SmolLM2-135M Q8_0", ggufwrite.SmolLM2_135M},
+	{"SmolLM2-135M F16", func() ggufwrite.LlamaSpec {
+		s := ggufwrite.SmolLM2_135M
+		s.Type, s.EmbedType = gguf.TypeF16, gguf.TypeF16
+		return s
+	}()},
 	{"Qwen2.5-0.5B Q8_0", func() ggufwrite.LlamaSpec {
 		// A spread of logits that keeps the greedy text off EOS for a
 		// while (with the default the synthesized run ended at step 13).
