@@ -133,14 +133,6 @@ func matVecKGo(dst []float32, blocks []byte, x, xs []float32, blockBytes int) {
 	}
 }
 
-func matVecQ4_KGo(dst []float32, blocks []byte, x, xs []float32) {
-	matVecKGo(dst, blocks, x, xs, BlockBytesQ4_K)
-}
-
-func matVecQ5_KGo(dst []float32, blocks []byte, x, xs []float32) {
-	matVecKGo(dst, blocks, x, xs, BlockBytesQ5_K)
-}
-
 func matVecQ6_KGo(dst []float32, blocks []byte, x []float32) {
 	matVecKGo(dst, blocks, x, nil, BlockBytesQ6_K)
 }

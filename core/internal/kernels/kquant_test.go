@@ -286,6 +286,16 @@ func TestNoAllocsK(t *testing.T) {
 	}
 }
 
+// matVecQ4_KGo and matVecQ5_KGo are the Go path of MatVecQ4_K and
+// MatVecQ5_K given x's sub-block sums.
+func matVecQ4_KGo(dst []float32, blocks []byte, x, xs []float32) {
+	matVecKGo(dst, blocks, x, xs, BlockBytesQ4_K)
+}
+
+func matVecQ5_KGo(dst []float32, blocks []byte, x, xs []float32) {
+	matVecKGo(dst, blocks, x, xs, BlockBytesQ5_K)
+}
+
 // randQ5_0 is rows×n values of Q5_0 blocks, every byte random but the
 // scales (randHalf).
 func randQ5_0(rng *rand.Rand, rows, n int) []byte {

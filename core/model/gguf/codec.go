@@ -255,12 +255,14 @@ func quantF16(dst []byte, x []float32)  { quant16(dst, x, floatToHalf) }
 func quantBF16(dst []byte, x []float32) { quant16(dst, x, floatToBF16) }
 
 func dequantF16(dst []float32, src []byte) {
+	src = src[:2*len(dst)]
 	for i := range dst {
 		dst[i] = halfToFloat(binary.LittleEndian.Uint16(src[2*i:]))
 	}
 }
 
 func dequantBF16(dst []float32, src []byte) {
+	src = src[:2*len(dst)]
 	for i := range dst {
 		dst[i] = bf16ToFloat(binary.LittleEndian.Uint16(src[2*i:]))
 	}
