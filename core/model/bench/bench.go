@@ -45,15 +45,15 @@ type File struct {
 }
 
 // Files returns the files measured: the stories15M shape and the
-// SmolLM2-135M shape, each with every matrix (the embedding too) F32 and
-// Q8_0, GGUF v3 (wllama and node-llama-cpp refuse v1).
+// SmolLM2-135M shape, each with every matrix (the embedding too) F32, F16
+// and Q8_0, GGUF v3 (wllama and node-llama-cpp refuse v1).
 func Files() []File {
 	var fs []File
 	for _, s := range []struct {
 		name string
 		spec ggufwrite.LlamaSpec
 	}{{"stories15M", ggufwrite.Stories15M}, {"SmolLM2-135M", ggufwrite.SmolLM2_135M}} {
-		for _, typ := range []gguf.TensorType{gguf.TypeF32, gguf.TypeQ8_0} {
+		for _, typ := range []gguf.TensorType{gguf.TypeF32, gguf.TypeF16, gguf.TypeQ8_0} {
 			spec := s.spec
 			spec.Type, spec.EmbedType, spec.Version = typ, typ, 3
 			fs = append(fs, File{Name: s.name + " " + typ.String(), Spec: spec})

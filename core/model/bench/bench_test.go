@@ -143,7 +143,7 @@ func TestFiles(t *testing.T) {
 			t.Errorf("%s: version %d, types %v and %v", f.Name, f.Spec.Version, f.Spec.Type, f.Spec.EmbedType)
 		}
 	}
-	want := []string{"stories15M F32", "stories15M Q8_0", "SmolLM2-135M F32", "SmolLM2-135M Q8_0"}
+	want := []string{"stories15M F32", "stories15M F16", "stories15M Q8_0", "SmolLM2-135M F32", "SmolLM2-135M F16", "SmolLM2-135M Q8_0"}
 	if !slices.Equal(names, want) {
 		t.Errorf("files %q, want %q", names, want)
 	}
