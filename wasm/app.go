@@ -75,6 +75,8 @@ type app struct {
 	sweepBase           atomic.Value // string: JSON of what the chart sweeps (see sweepRequest)
 	lastSweep           sweepRequest // the request sweepBase holds, without its Key
 	emb                 embedState   // the embedded view and the embed code (embed.go)
+	dw                  decodeWorker // the worker a real model decodes in (decoder.go)
+	lastRun             view.State   // real-model mode: the last state whose run sent a frame
 }
 
 // sweepRequest is what the chart's worker sweeps: A's configuration and,
@@ -232,7 +234,7 @@ func (a *app) clearNotices() {
 func (a *app) apply(next view.State, target int) {
 	view.Normalize(&next)
 	if next.ModelMode() {
-		a.applyModel(next, target, 0)
+		a.applyModel(next, target)
 		return
 	}
 	if a.rec.cur != nil && !a.rec.cur.Matches(next.A) {
@@ -240,7 +242,7 @@ func (a *app) apply(next view.State, target int) {
 		// before a new one is allocated, so the two are never held at once.
 		a.rec.cur = nil
 		for i := range a.sides {
-			if _, isModel := a.sides[i].eng.(*sim.ModelRun); !isModel {
+			if !isModelEngine(a.sides[i].eng) {
 				a.sides[i].eng, a.sides[i].snap = nil, nil
 			}
 		}
@@ -252,7 +254,7 @@ func (a *app) apply(next view.State, target int) {
 		}
 		c := *next.Side(i)
 		s := &a.sides[i]
-		if _, isModel := s.eng.(*sim.ModelRun); s.eng != nil && !isModel && s.eng.Config() == c && s.eng.Pos() <= target {
+		if s.eng != nil && !isModelEngine(s.eng) && s.eng.Config() == c && s.eng.Pos() <= target {
 			continue
 		}
 		e, err := a.rec.newEngine(c)
@@ -308,6 +310,10 @@ func (a *app) cur() int { return max(a.pos(), a.replayTo) }
 // catchUp steps the engines towards replayTo for about budget. The
 // picture is refreshed a few times a second while catching up, and when done.
 func (a *app) catchUp(budget time.Duration) {
+	if r := a.remote(0); r != nil {
+		r.setGoal(a.replayTo) // the worker steps; its frames move the page on
+		return
+	}
 	t0 := time.Now()
 	steps := 0
 	for a.replaying() && time.Since(t0) < budget {

@@ -14,6 +14,15 @@ type engine interface {
 	Config() sim.Config
 }
 
+// isModelEngine reports whether e decodes a real model.
+func isModelEngine(e engine) bool {
+	switch e.(type) {
+	case *sim.ModelRun, *remoteRun:
+		return true
+	}
+	return false
+}
+
 // streams holds the page's recording of the synthetic stream: every engine
 // of the same stream settings shares it, so a replay after a compression
 // setting changes, and the comparison's second side, neither generate the

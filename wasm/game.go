@@ -71,7 +71,9 @@ func (g *game) Update() error {
 		return nil
 	}
 	a.drain()
-	if a.replaying() {
+	if r := a.remote(0); r != nil {
+		a.tickRemote(r, float64(ebiten.TPS()))
+	} else if a.replaying() {
 		a.catchUp(60 * time.Millisecond)
 	} else if a.st.Playing {
 		a.acc += a.st.Speed / float64(ebiten.TPS())

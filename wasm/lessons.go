@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kvscope/kvscope/core/lesson"
-	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
 
@@ -126,7 +125,9 @@ func (a *app) lessonActionDone() bool {
 func (a *app) lessonNumbers() lesson.Numbers {
 	n := lesson.FromSnapshot(a.sides[0].snap)
 	for _, e := range a.les.l.Expect {
-		if r, ok := a.sides[0].eng.(*sim.ModelRun); ok && e.Metric == "ppl" {
+		if r, ok := a.sides[0].eng.(interface {
+			Perplexity() (float64, float64, error)
+		}); ok && e.Metric == "ppl" {
 			// The decoded tokens, scored as the command line scores them.
 			if _, ppl, err := r.Perplexity(); err == nil {
 				n.PPL = ppl

@@ -9,6 +9,7 @@ import (
 	"syscall/js"
 
 	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/session"
 	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
@@ -26,9 +27,10 @@ type modelKey struct {
 // applyModel is apply for real-model mode: it (re)builds the model run
 // when its settings changed and replays it to target. A model address
 // other than the loaded model's starts loading that model (the loaded one
-// runs meanwhile); without a model it waits. A configuration the model refuses is reported
-// and the last good state restored (depth guards the fallback).
-func (a *app) applyModel(next view.State, target, depth int) {
+// runs meanwhile); without a model it waits. The run decodes in the
+// worker (decoder.go); a configuration the model refuses comes back from
+// it, is reported and the last state that ran restored (onDecodeError).
+func (a *app) applyModel(next view.State, target int) {
 	a.sides[1].eng, a.sides[1].snap = nil, nil
 	a.rec.cur = nil // the synthetic stream's recording is not needed here
 	s := &a.sides[0]
@@ -56,26 +58,19 @@ func (a *app) applyModel(next view.State, target, depth int) {
 	cfg, ns := view.ModelConfig(next.A, mc.HeadDim, maxTok)
 	key := modelKey{cfg: cfg, text: next.Text, maxTok: maxTok, repos: next.Repos, m: m}
 	if s.eng == nil || s.mkey != key || s.eng.Pos() > target {
-		run, err := sim.NewModelRun(m, cfg, next.Text, maxTok, next.Repos)
-		if err != nil {
-			a.addNotices(view.Notice{Msg: fmt.Sprintf("The model refused these settings (%v); keeping the previous ones.", err)})
-			switch {
-			case depth == 0 && a.good != next && a.good.ModelMode():
-				a.applyModel(a.good, target, depth+1)
-			case depth == 0 && a.good != next:
-				a.apply(a.good, target)
-			default: // the synthetic defaults always build
-				d := view.DefaultState()
-				d.Playing = false
-				a.apply(d, 0)
-			}
-			return
-		}
 		if s.mkey.cfg != cfg {
 			a.addNotices(ns...)
 		}
-		s.eng, s.snap, s.mkey = run, nil, key
 		a.runPrompt = len(m.Tokenizer.Prompt(next.Text))
+		// The run builds and decodes in the worker (decoder.go); settings
+		// it refuses come back as an error and the page returns to the
+		// last ones that ran (onDecodeError).
+		run := cfg
+		run.Layers, run.Heads, run.KVHeads, run.HeadDim = mc.Layers, mc.Heads, mc.KVHeads, mc.HeadDim
+		run.Tokens, run.Prompt = maxTok, min(a.runPrompt, maxTok)
+		set := session.Settings{Config: cfg, Text: next.Text, MaxTokens: maxTok, Repos: next.Repos}
+		goal := min(max(target, a.runPrompt), maxTok)
+		s.eng, s.snap, s.mkey = a.openRemote(m, a.mdl.raw, run, set, goal, next.Layer), nil, key
 	}
 	a.st, a.good = next, next
 	a.runTotal = maxTok
@@ -140,7 +135,7 @@ func (a *app) writeTexts() {
 	s := a.sides[0].snap
 	t := s.Text
 	tp := &a.pg.texts
-	if r, ok := a.sides[0].eng.(*sim.ModelRun); ok && r.Err() != nil && r.Err().Error() != tp.lastErr {
+	if r, ok := a.sides[0].eng.(interface{ Err() error }); ok && r.Err() != nil && r.Err().Error() != tp.lastErr {
 		tp.lastErr = r.Err().Error()
 		a.addNotices(view.Notice{Msg: "The model stopped: " + tp.lastErr})
 	}

@@ -47,8 +47,9 @@ type modelSource struct {
 	status string           // what the page says about the model
 	v      int              // bumps when status, facts or sinks change
 
-	meter *sim.SinkMeter // measuring the loaded model's sink heads
-	sinks *sim.Sinks     // its sink heads, once measured
+	meterFor *model.Model // the model whose sink heads the worker was asked for
+	meterID  int          // that request's id
+	sinks    *sim.Sinks   // its sink heads, once measured
 
 	cache modelCache
 }
@@ -199,7 +200,7 @@ type modelConversion struct {
 // reading the header (refusing a model that would not fit), then
 // converting tensors, and finishes the load when it is done.
 func (a *app) modelTick(budget time.Duration) {
-	a.sinkTick(budget / 3)
+	a.sinkTick()
 	c := a.mdl.conv
 	if c == nil {
 		return
@@ -330,7 +331,7 @@ func (a *app) finishModel(m *model.Model, c *modelConversion) {
 	byID("legend-windowed").Set("hidden", m.Config.SlidingWindow == 0)
 	facts := c.facts
 	a.mdl.facts = &facts
-	a.mdl.meter, a.mdl.sinks = nil, nil
+	a.mdl.meterFor, a.mdl.sinks = nil, nil
 	from := ""
 	if c.d.fromCache {
 		from = " (from the browser's cache)"
@@ -359,47 +360,32 @@ func (a *app) finishModel(m *model.Model, c *modelConversion) {
 	a.reflect()
 }
 
-// sinkTick measures the loaded model's sink heads (Gu et al.) on
-// sim.SinkPrompt tokens, the prompt continued greedily as the run's
-// uncompressed side decodes it, a few tokens a frame. A token of the
-// measure costs a decoder's step, so for a model slower than
-// slowSinkRate steps/s it waits while the page plays, and measures once
-// the run is paused or done, rather than halving what a visitor watches.
-func (a *app) sinkTick(budget time.Duration) {
+// sinkTick asks the decoding worker to measure the loaded model's sink
+// heads (Gu et al.) on sim.SinkPrompt tokens, the prompt continued
+// greedily as the run's uncompressed side decodes it. The worker measures
+// while its run is not stepping (wasm/worker/decode.go), and onSinks takes
+// the result in.
+func (a *app) sinkTick() {
 	m := a.mdl.m
-	if m == nil || a.mdl.sinks != nil || a.mdl.conv != nil {
+	if m == nil || a.mdl.sinks != nil || a.mdl.conv != nil || a.mdl.meterFor == m {
 		return
 	}
-	if r := a.decode.PerSecond(); a.st.Playing && r > 0 && r < slowSinkRate {
-		return
+	d := a.decodeWorker()
+	d.sendModel(m, a.mdl.raw)
+	d.nextID++
+	a.mdl.meterFor, a.mdl.meterID = m, d.nextID
+	d.send("sinkmeter", map[string]any{"id": d.nextID, "text": a.st.Text})
+}
+
+// onSinks takes in the worker's sink measure of request id.
+func (a *app) onSinks(id int, s *sim.Sinks) {
+	if id != a.mdl.meterID || a.mdl.m != a.mdl.meterFor {
+		return // a model since replaced
 	}
-	if a.mdl.meter == nil {
-		prompt := m.Tokenizer.Prompt(a.st.Text)
-		prompt = prompt[:min(len(prompt), sim.SinkPrompt, m.Config.ContextLength)]
-		sm, err := sim.NewGreedySinkMeter(m, prompt, sim.SinkPrompt)
-		if err != nil {
-			a.mdl.sinks = &sim.Sinks{} // nothing to measure
-			a.mdl.v++
-			return
-		}
-		a.mdl.meter = sm
-	}
-	t0 := time.Now()
-	for a.mdl.meter.Step() && time.Since(t0) < budget {
-	}
-	if !a.mdl.meter.Done() && a.mdl.meter.Err() == nil {
-		return
-	}
-	s := *a.mdl.meter.Sinks()
-	s.Importance = append([]float64(nil), s.Importance...)
-	a.mdl.sinks, a.mdl.meter = &s, nil
+	a.mdl.sinks = s
 	a.mdl.v++
 	a.les.v++ // a lesson card that speaks of sinks says what this model shows
 }
-
-// slowSinkRate is the decode rate (steps/s) below which the sink measure
-// waits for the page to stop playing (sinkTick).
-const slowSinkRate = 10
 
 // newLoaderSafe is model.NewLoader that turns a panic on a hostile file
 // into an error.

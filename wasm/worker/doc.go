@@ -1,4 +1,4 @@
-// Command worker is kvscope's sweep worker: the core engine without any
+// Command worker is kvscope's worker program: the core engine without any
 // drawing (no Ebiten, no DOM), run in a Web Worker by
 // static/sweep-worker.js so the memory-versus-fidelity sweep never stalls
 // the page. Build it with
@@ -14,7 +14,9 @@
 //	                     a long link's references);
 //	                     "sinks": a sinksRequest (real-model mode);
 //	                     "bench": a benchRequest (bench.go: core/model/bench's
-//	                     measurement of the loaded model, make bench-wllama)
+//	                     measurement of the loaded model, make bench-wllama);
+//	                     "open", "goal", "layer", "sinkmeter": the page's
+//	                     real-model decoder (decode.go)
 //	loadModel(bytes, id) bytes a Uint8Array of a llama GGUF file
 //	firstFrame(json, canvas)
 //	                     draws the page's first picture (a firstRequest)
@@ -32,7 +34,20 @@
 //	{"type":"sinks","id":n,"tokens":[…],"curves":[{"label":…,"policy":…,"sink":…,"recent":…,"nll":[…]}…]}
 //	{"type":"firstframe","step":n,"presented":ms} (or "skipped":true)
 //	{"type":"bench","id":n,"kernels":…,"start":…,"prompt":[{tokens, ms}…],"decode":[{tokens, ms, ids}…]}
+//	{"type":"frame","id":n,"step":s,"data":ArrayBuffer} (core/session's frame)
+//	{"type":"sinkmeter","id":n,"layers":…,"heads":…,"tokens":…,"importance":[…]}
 //	{"type":"error","id":n,"message":…}
+//
+// # The page's real model
+//
+// In real-model mode the page's own thread decodes nothing: one worker
+// holds a copy of the model and a core/session Session, builds each run
+// the page asks for (calibration included), steps it towards the goal the
+// page moves as it plays, and posts a frame of the layer shown about every
+// 30 ms of stepping (decode.go). The page draws the latest frame, so a
+// click or a key never waits for a step, and the frames rebuild the run's
+// snapshot bit for bit (TestWorkerDecodesForThePage). The sink meter runs
+// in the same worker while its run is not stepping.
 //
 // One job runs at a time: a new sweep cancels the one running. The
 // worker keeps the last stream's recording, so a new sweep over the same

@@ -24,6 +24,7 @@ type worker struct {
 	yield  time.Time     // when the job last let the event loop run
 	wake   js.Func       // a timer callback that resumes a paused job
 	woke   chan struct{} // signalled by wake
+	dec    decoder       // the page's real-model decoder (decode.go)
 }
 
 func main() {
@@ -105,6 +106,8 @@ func (w *worker) handle(kind, payload string) {
 		if w.cancel != nil && (m.ID == 0 || m.ID == w.id) {
 			w.cancel()
 		}
+	case "open", "goal", "layer", "sinkmeter":
+		w.decodeRequest(kind, payload)
 	case "sweep":
 		r, err := sim.ParseSweepRequest([]byte(payload))
 		if err != nil {

@@ -11,9 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/kvscope/kvscope/core/model"
+	"github.com/kvscope/kvscope/core/session"
 	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
@@ -292,5 +294,63 @@ func TestChart(t *testing.T) {
 	out, err := exec.Command(node, "testdata/chart_test.js", chart, filepath.Join(dir, "rows.json"), filepath.Join(dir, "model.json"), filepath.Join(dir, "catalog.json")).CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("ok")) {
 		t.Fatalf("chart: %v\n%s", err, out)
+	}
+}
+
+// The page's real model decodes in the worker: frames sent as it steps
+// towards the goals the page sets, at the layer the page shows, rebuild
+// every step's snapshot exactly as the run gives it on this side, bit for
+// bit (the same numbers whichever thread decodes).
+func TestWorkerDecodesForThePage(t *testing.T) {
+	const path = "../../../shared/models/stories260K.gguf"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip("no model:", err)
+	}
+	set := session.Settings{Config: sim.DefaultConfig(), Text: "Once upon a time", MaxTokens: 64}
+	set.Config.Policy, set.Config.Recent, set.Config.Sink, set.Config.Bits = "h2o", 12, 2, 8
+	open, _ := json.Marshal(map[string]any{"type": "open", "id": 9, "settings": set, "goal": 20, "layer": 0, "await": "frame"})
+	rs := runWorker(t, `[
+		{"type":"model","id":4,"url":"stories260K.gguf","await":"model"},
+		`+string(open)+`,
+		{"type":"layer","id":9,"layer":2},
+		{"type":"goal","id":8,"goal":64},
+		{"type":"goal","id":9,"goal":40,"await":"frame","awaitStep":40}
+	]`, path)
+	m, err := model.Load(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := sim.NewModelRun(m, set.Config, set.Text, set.MaxTokens, set.Repos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rc session.Receiver
+	frames, layers := 0, map[int]bool{}
+	for _, r := range rs {
+		if r.Type != "frame" {
+			continue
+		}
+		f, err := rc.Receive(r.Data)
+		if err != nil {
+			t.Fatalf("frame %d: %v", frames, err)
+		}
+		frames++
+		for direct.Pos() < f.Snap.Step {
+			direct.Step()
+		}
+		want := direct.Snapshot(f.Snap.Layer)
+		layers[f.Snap.Layer] = true
+		if f.ID != 9 || f.Snap.Step != want.Step || !slices.Equal(f.Snap.Cells, want.Cells[:want.Heads*want.Step]) ||
+			f.Snap.Metrics != want.Metrics || f.Snap.Text.Compressed != want.Text.Compressed || !slices.Equal(f.Snap.History, want.History) {
+			t.Fatalf("frame %d (run %d, step %d, layer %d) differs from the run's own snapshot", frames, f.ID, f.Snap.Step, f.Snap.Layer)
+		}
+	}
+	// The stale run's goal (id 8) moved nothing: the last frame stops at 40.
+	if frames == 0 || direct.Pos() != 40 || !layers[2] {
+		t.Fatalf("%d frames, the last at step %d, layers %v; want the goal 40 reached at layer 2", frames, direct.Pos(), layers)
 	}
 }

@@ -2,7 +2,8 @@
 // node harness.js DIR REQUESTS_JSON. DIR holds sweep-worker.js,
 // wasm_exec.js and worker.wasm; REQUESTS_JSON is an array of messages to
 // post in order, each sent once the previous one's reply of the type
-// named by its "await" field arrived ("" sends the next one at once).
+// named by its "await" field arrived ("" sends the next one at once);
+// "awaitStep": n waits further for a reply whose step is at least n.
 // Every reply is printed as one JSON line; the script exits after the
 // last awaited reply.
 'use strict';
@@ -19,12 +20,13 @@ globalThis.fetch = async (url) => {
 };
 
 let waiting = null;
+let waitStep = 0;
 let next = 0;
 function send() {
   while (next < requests.length) {
-    const {await: wait, ...msg} = requests[next++];
+    const {await: wait, awaitStep, ...msg} = requests[next++];
     self.onmessage({data: msg});
-    if (wait) { waiting = wait; return; }
+    if (wait) { waiting = wait; waitStep = awaitStep || 0; return; }
   }
   waiting = null;
 }
@@ -34,7 +36,7 @@ globalThis.postMessage = (m) => {
   // be cut by process.exit.
   fs.writeSync(1, JSON.stringify(m, (k, v) => v instanceof ArrayBuffer ? Buffer.from(v).toString('base64') : v) + '\n');
   if (m.type === 'error') process.exit(1);
-  if (m.type === waiting || (m.type === 'ready' && next === 0)) {
+  if ((m.type === waiting && !(m.step < waitStep)) || (m.type === 'ready' && next === 0)) {
     if (next >= requests.length) process.exit(0);
     send();
   }

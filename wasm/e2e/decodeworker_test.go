@@ -1,0 +1,148 @@
+//go:build !js
+
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/kvscope/kvscope/core/model/ggufwrite"
+	"github.com/kvscope/kvscope/wasm/internal/site"
+)
+
+// playWindow is what a visitor sees of a page playing: over a window of
+// play, the frames the page presented (requestAnimationFrame callbacks),
+// the steps it showed, and the main thread's tasks over 50 ms
+// (PerformanceObserver "longtask").
+type playWindow struct {
+	Frames   int     `json:"frames"`
+	Steps    int     `json:"steps"`
+	Ms       float64 `json:"ms"`
+	Long     int     `json:"long"`
+	LongestM float64 `json:"longest"`
+	Ended    bool    `json:"ended"`
+}
+
+func (p playWindow) fps() float64   { return float64(p.Frames) / (p.Ms / 1000) }
+func (p playWindow) steps() float64 { return float64(p.Steps) / (p.Ms / 1000) }
+
+// watchPlay counts, in the page, frames, steps and long tasks for ms
+// milliseconds of play (or until the run ends).
+func watchPlay(tb *tab, ms int) playWindow {
+	raw := tb.evalAsync(`new Promise(done => {
+		const st = () => JSON.parse(window.kvscope.state());
+		const s0 = st(), t0 = performance.now();
+		let frames = 0, long = 0, longest = 0, last = s0.step, ended = false;
+		const obs = new PerformanceObserver(l => { for (const e of l.getEntries()) { long++; longest = Math.max(longest, e.duration); } });
+		try { obs.observe({type: "longtask"}); } catch (e) {}
+		const tick = (t) => {
+			frames++;
+			const s = st();
+			last = s.step;
+			if (s.step >= s.tokens) ended = true;
+			if (t - t0 >= ` + strconv.Itoa(ms) + ` || ended) {
+				obs.disconnect();
+				done(JSON.stringify({frames, steps: last - s0.step, ms: t - t0, long, longest, ended}));
+			} else requestAnimationFrame(tick);
+		};
+		requestAnimationFrame(tick);
+	})`)
+	var p playWindow
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		tb.t.Fatalf("%v: %s", err, raw)
+	}
+	return p
+}
+
+// smolShape is SmolLM2-135M's shape (synthesized weights) cut to layers.
+func smolShape(layers int) ggufwrite.LlamaSpec {
+	s := ggufwrite.SmolLM2_135M
+	s.Layers = layers
+	return s
+}
+
+// serveFile serves path with the cross-origin header a model host sends.
+func serveFile(t *testing.T, path string) string {
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		http.ServeFile(w, r, path)
+	}))
+	t.Cleanup(host.Close)
+	return host.URL + "/model.gguf"
+}
+
+// A real model decodes in a worker while the page draws: playing a
+// SmolLM2-shaped file whose step takes several of the page's frames, the
+// page presents frames between the steps it shows — more than two a step
+// — and the model keeps decoding meanwhile. Before the decoders moved to
+// a worker, each step ran inside a frame, and the page presented about
+// one frame a step.
+func TestModelDecodesBesideTheFrames(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	src := serveFile(t, shapeFile(t, smolShape(30)))
+	tb := freshTab(t, viewW, viewH, 1, 5*time.Minute)
+	defer tb.close()
+	if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/#play=1&speed=240&mtokens=256&model="+src)); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitJS(`window.kvscope && (s => s.mode === "model" && s.model.loaded && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, 4*time.Minute)
+	p := watchPlay(tb, 8000)
+	t.Logf("SmolLM2-135M shape: %d frames and %d steps in %.1f s (%.1f frames/s, %.1f steps/s); %d main-thread tasks over 50 ms, the longest %.0f ms",
+		p.Frames, p.Steps, p.Ms/1000, p.fps(), p.steps(), p.Long, p.LongestM)
+	if p.Steps < 3 {
+		t.Fatalf("the model decoded %d steps in %.1f s of play", p.Steps, p.Ms/1000)
+	}
+	if p.Frames <= 2*p.Steps {
+		t.Errorf("%d frames presented for %d steps shown: the page still waits on the decoder", p.Frames, p.Steps)
+	}
+}
+
+// TestPlayFrames (make measure) is the harness of the README's frames
+// figures: in one browser, alternately, the synthetic stream and the
+// full SmolLM2-135M shape playing at the top speed, 15 s each, three
+// rounds; with KVSCOPE_OLD_STATIC (a static/ folder built from another
+// commit) the same model on that build too, served beside this one.
+func TestPlayFrames(t *testing.T) {
+	if os.Getenv("KVSCOPE_MEASURE") == "" {
+		t.Skip("a measurement: make measure (KVSCOPE_MEASURE=1)")
+	}
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	src := serveFile(t, shapeFile(t, smolShape(30)))
+	builds := []struct{ name, url string }{{"this build", serverURL}}
+	if old := os.Getenv("KVSCOPE_OLD_STATIC"); old != "" {
+		srv := httptest.NewServer(site.Handler(old))
+		t.Cleanup(srv.Close)
+		builds = append(builds, struct{ name, url string }{"old build", srv.URL})
+	}
+	for round := range 3 {
+		tb := freshTab(t, viewW, viewH, 1, 5*time.Minute)
+		if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/#play=1&speed=240&tokens=4096")); err != nil {
+			t.Fatal(err)
+		}
+		tb.waitJS(`window.kvscope && JSON.parse(window.kvscope.state()).ready`, time.Minute)
+		p := watchPlay(tb, 15000)
+		t.Logf("round %d, synthetic stream: %.1f frames/s, %.1f steps/s, %d tasks over 50 ms (longest %.0f ms)", round, p.fps(), p.steps(), p.Long, p.LongestM)
+		tb.close()
+		for _, b := range builds {
+			tb := freshTab(t, viewW, viewH, 1, 5*time.Minute)
+			if err := chromedp.Do(tb.ctx, chromedp.Navigate(b.url+"/#play=1&speed=240&mtokens=512&model="+src)); err != nil {
+				t.Fatal(err)
+			}
+			tb.waitJS(`window.kvscope && (s => s.mode === "model" && s.model.loaded && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, 4*time.Minute)
+			p := watchPlay(tb, 15000)
+			t.Logf("round %d, SmolLM2-135M shape, %s: %.1f frames/s, %.2f steps/s, %d tasks over 50 ms (longest %.0f ms)", round, b.name, p.fps(), p.steps(), p.Long, p.LongestM)
+			tb.close()
+		}
+	}
+}

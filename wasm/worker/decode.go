@@ -1,0 +1,201 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"syscall/js"
+	"time"
+
+	"github.com/kvscope/kvscope/core/session"
+	"github.com/kvscope/kvscope/core/sim"
+)
+
+// The page's real-model decoder. A worker given a model and an "open"
+// message runs a core/session Session: it steps the run towards the goal
+// the page sets ("goal") and posts a frame (core/session's wire format)
+// about every frameEvery of stepping and whenever it reaches the goal, so
+// the page's thread only draws what arrives:
+//
+//	handle("open",  {"id":n,"settings":session.Settings,"goal":g,"layer":l})
+//	handle("goal",  {"id":n,"goal":g})
+//	handle("layer", {"id":n,"layer":l})
+//	→ {"type":"frame","id":n,"step":s,"data":ArrayBuffer}
+//	→ {"type":"error","id":n,"message":…} (a run the model refuses; none is open then)
+//	handle("sinkmeter", {"id":n,"text":…})
+//	→ {"type":"sinkmeter","id":n,"layers":…,"heads":…,"tokens":…,"importance":[…]}
+//
+// The sink meter (sim.NewGreedySinkMeter: the text's first sim.SinkPrompt
+// tokens, continued greedily) steps only while the run is not stepping,
+// so it never slows what the visitor watches.
+//
+// Messages are queued and applied between steps, so a goal or a layer
+// takes effect after the step in progress.
+
+// frameEvery is the most stepping time between two frames: a model that
+// decodes hundreds of steps a second sends the page one frame about each
+// of its animation frames, not one a step.
+const frameEvery = 30 * time.Millisecond
+
+// decoder is the worker's decoding state.
+type decoder struct {
+	mu    sync.Mutex
+	queue []func()
+	wake  chan struct{}
+	sess  *session.Session
+	dirty bool      // a frame is owed: steps taken or a layer changed since the last
+	last  time.Time // when the last frame was posted
+
+	meter   *sim.SinkMeter // the loaded model's sink heads, measured while no run steps
+	meterID int
+}
+
+// decodeMsg is the payload of open, goal, layer and sinkmeter.
+type decodeMsg struct {
+	ID       int               `json:"id"`
+	Settings *session.Settings `json:"settings"`
+	Goal     int               `json:"goal"`
+	Layer    int               `json:"layer"`
+	Text     string            `json:"text"`
+}
+
+// decodeRequest queues an open, goal or layer message for the decode loop,
+// starting the loop on first use.
+func (w *worker) decodeRequest(kind, payload string) {
+	var m decodeMsg
+	if !w.decode(kind, payload, &m) {
+		return
+	}
+	d := &w.dec
+	if d.wake == nil {
+		d.wake = make(chan struct{}, 1)
+		go w.decodeLoop()
+	}
+	d.mu.Lock()
+	d.queue = append(d.queue, func() { w.apply(kind, m) })
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// apply carries out one queued message on the loop's goroutine.
+func (w *worker) apply(kind string, m decodeMsg) {
+	d := &w.dec
+	switch kind {
+	case "open":
+		if w.model == nil {
+			w.fail(m.ID, fmt.Errorf("no model loaded to decode"))
+			return
+		}
+		if d.sess == nil || d.sess.Model() != w.model {
+			s, err := session.New(w.model)
+			if err != nil {
+				w.fail(m.ID, err)
+				return
+			}
+			d.sess = s
+		}
+		if m.Settings == nil {
+			w.fail(m.ID, fmt.Errorf("open: no settings"))
+			return
+		}
+		if err := d.sess.Open(m.ID, *m.Settings, m.Goal, m.Layer); err != nil {
+			w.fail(m.ID, err)
+			return
+		}
+		w.postFrame() // the run is built: its empty frame says so
+	case "goal":
+		if d.sess != nil {
+			d.sess.SetGoal(m.ID, m.Goal)
+		}
+	case "sinkmeter":
+		d.meter, d.meterID = nil, m.ID
+		if w.model == nil {
+			w.fail(m.ID, fmt.Errorf("no model loaded to measure"))
+			return
+		}
+		mc := w.model.Config
+		prompt := w.model.Tokenizer.Prompt(m.Text)
+		prompt = prompt[:min(len(prompt), sim.SinkPrompt, mc.ContextLength)]
+		sm, err := sim.NewGreedySinkMeter(w.model, prompt, sim.SinkPrompt)
+		if err != nil {
+			w.postSinks(&sim.Sinks{}) // nothing to measure
+			return
+		}
+		d.meter = sm
+	case "layer":
+		if d.sess == nil {
+			return
+		}
+		ok, err := d.sess.SetLayer(m.ID, m.Layer)
+		if err != nil {
+			w.fail(m.ID, err)
+		}
+		d.dirty = d.dirty || ok && err == nil
+	}
+}
+
+// decodeLoop applies queued messages and steps the open run, posting
+// frames; it waits for a message when there is nothing to do.
+func (w *worker) decodeLoop() {
+	d := &w.dec
+	for {
+		d.mu.Lock()
+		q := d.queue
+		d.queue = nil
+		d.mu.Unlock()
+		for _, f := range q {
+			f()
+		}
+		s := d.sess
+		if s == nil || !s.Pending() {
+			if d.dirty && s != nil {
+				w.postFrame()
+			}
+			if d.meter != nil {
+				if !d.meter.Step() {
+					if d.meter.Err() != nil {
+						w.postSinks(&sim.Sinks{})
+					} else {
+						w.postSinks(d.meter.Sinks())
+					}
+					d.meter = nil
+				}
+				w.pause()
+				continue
+			}
+			<-d.wake
+			continue
+		}
+		s.Step()
+		d.dirty = true // a step, or the run's end, which the frame says
+		if time.Since(d.last) >= frameEvery || !s.Pending() {
+			w.postFrame()
+		}
+		w.pause()
+	}
+}
+
+// postSinks sends the sink meter's result.
+func (w *worker) postSinks(s *sim.Sinks) {
+	w.post(map[string]any{"type": "sinkmeter", "id": w.dec.meterID, "layers": s.Layers, "heads": s.Heads,
+		"tokens": s.Tokens, "importance": s.Importance})
+}
+
+// postFrame sends the open run's frame to the page, its bytes handed over.
+func (w *worker) postFrame() {
+	d := &w.dec
+	b := d.sess.Frame()
+	d.dirty, d.last = false, time.Now()
+	if b == nil {
+		return
+	}
+	head, _ := json.Marshal(map[string]any{"type": "frame", "id": d.sess.ID(), "step": d.sess.Pos()})
+	arr := js.Global().Get("Uint8Array").New(len(b))
+	js.CopyBytesToJS(arr, b)
+	js.Global().Call("kvscopePostBlock", string(head), arr)
+}
