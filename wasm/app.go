@@ -68,15 +68,16 @@ type app struct {
 	box                 view.Rect // the canvas's place in the viewport, CSS px (see canvas.go)
 	runTotal, runPrompt int       // the run's length and prompt (synthetic: A's; model: max tokens and prompt tokens)
 	mdl                 modelSource
-	loadGen             atomic.Int64 // bumps with every model load started or dropped; a replaced load's goroutine stops
-	decode              view.Rate    // engine steps per second of stepping time (in real-model mode a step runs sim.ModelRunDecoders decoders)
-	les                 lessonState  // the open guided lesson
-	breaks              breaksState  // real-model mode: the task heatmap
-	sweepBase           atomic.Value // string: JSON of what the chart sweeps (see sweepRequest)
-	lastSweep           sweepRequest // the request sweepBase holds, without its Key
-	emb                 embedState   // the embedded view and the embed code (embed.go)
-	dw                  decodeWorker // the worker a real model decodes in (decoder.go)
-	lastRun             view.State   // real-model mode: the last state whose run sent a frame
+	loadGen             atomic.Int64    // bumps with every model load started or dropped; a replaced load's goroutine stops
+	decode              view.Rate       // engine steps per second of stepping time (in real-model mode a step runs sim.ModelRunDecoders decoders)
+	les                 lessonState     // the open guided lesson
+	breaks              breaksState     // real-model mode: the task heatmap
+	sweepBase           atomic.Value    // string: JSON of what the chart sweeps (see sweepRequest)
+	lastSweep           sweepRequest    // the request sweepBase holds, without its Key
+	emb                 embedState      // the embedded view and the embed code (embed.go)
+	dws                 [2]decodeWorker // the workers side A's and side B's real-model runs decode in (decoder.go)
+	goal                int             // real-model mode: the step both sides' workers are to reach while playing
+	lastRun             view.State      // real-model mode: the last state whose run sent a frame
 }
 
 // sweepRequest is what the chart's worker sweeps: A's configuration and,
@@ -170,8 +171,11 @@ func (a *app) drain() {
 // otherwise, none in real-model mode while no model is loaded.
 func (a *app) active() int {
 	if a.st.ModelMode() {
-		if a.sides[0].eng == nil {
+		switch {
+		case a.sides[0].eng == nil:
 			return 0
+		case a.st.Compare && a.sides[1].eng != nil:
+			return 2
 		}
 		return 1
 	}
@@ -182,7 +186,7 @@ func (a *app) active() int {
 }
 
 // showB reports whether configuration B is on screen.
-func (a *app) showB() bool { return a.st.Compare && !a.st.ModelMode() }
+func (a *app) showB() bool { return a.st.Compare }
 
 // pos returns the step every side shown has reached: the smallest
 // position of the active engines, so that a side rebuilt after its
@@ -310,8 +314,8 @@ func (a *app) cur() int { return max(a.pos(), a.replayTo) }
 // catchUp steps the engines towards replayTo for about budget. The
 // picture is refreshed a few times a second while catching up, and when done.
 func (a *app) catchUp(budget time.Duration) {
-	if r := a.remote(0); r != nil {
-		r.setGoal(a.replayTo) // the worker steps; its frames move the page on
+	if a.remote(0) != nil {
+		a.tickRemote(1) // the workers step; their frames move the page on
 		return
 	}
 	t0 := time.Now()

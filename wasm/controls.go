@@ -31,6 +31,7 @@ func (a *app) initDOM() {
 	}
 	tp := &pg.texts
 	tp.diverge, tp.nextKL, tp.meanKL, tp.agree = newText("text-diverge"), newText("kl-now"), newText("kl-mean"), newText("agree")
+	tp.divergeB = newText("text-diverge-1")
 	a.fillSelects()
 	a.fillTechniques()
 	a.fillDefinitions()

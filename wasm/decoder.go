@@ -21,7 +21,8 @@ import (
 // (core/session). A decode step never runs on the page's thread, so a
 // click, a key or a slider is never kept waiting by one.
 
-// decodeWorker is the page's decoding worker.
+// decodeWorker is one of the page's decoding workers: side A's, or in
+// compare mode side B's, so the two sides decode on two cores.
 type decodeWorker struct {
 	w      js.Value
 	onMsg  js.Func
@@ -29,9 +30,10 @@ type decodeWorker struct {
 	nextID int
 }
 
-// worker returns the decoding worker, starting it on first use.
-func (a *app) decodeWorker() *decodeWorker {
-	d := &a.dw
+// decodeWorker returns side i's decoding worker, starting it on first
+// use. Run ids are unique across the workers (odd for A, even for B).
+func (a *app) decodeWorker(i int) *decodeWorker {
+	d := &a.dws[i]
 	if d.w.Truthy() {
 		return d
 	}
@@ -65,6 +67,7 @@ func (a *app) decodeWorker() *decodeWorker {
 		return nil
 	})
 	d.w.Set("onmessage", d.onMsg)
+	d.nextID = i + 1
 	return d
 }
 
@@ -115,10 +118,10 @@ type remoteRun struct {
 // openRemote starts run set of model m (file raw) in the worker, to reach
 // goal tokens showing layer. cfg is the configuration with the model's
 // shape, as the run reports it.
-func (a *app) openRemote(m *model.Model, raw []byte, cfg sim.Config, set session.Settings, goal, layer int) *remoteRun {
-	d := a.decodeWorker()
+func (a *app) openRemote(i int, m *model.Model, raw []byte, cfg sim.Config, set session.Settings, goal, layer int) *remoteRun {
+	d := a.decodeWorker(i)
 	d.sendModel(m, raw)
-	d.nextID++
+	d.nextID += 2
 	r := &remoteRun{d: d, id: d.nextID, cfg: cfg, set: set, m: m, goal: goal, layer: layer}
 	d.send("open", map[string]any{"id": r.id, "settings": set, "goal": goal, "layer": layer})
 	return r
@@ -203,7 +206,7 @@ func (a *app) onFrame(id int, b []byte) {
 			a.replayTo = r.Pos() // the run ended early
 		}
 		a.addDecoded(f.Steps, time.Duration(f.Nanos), !a.replaying())
-		if f.Ended && a.st.Playing && !a.replaying() {
+		if f.Ended && a.st.Playing && !a.replaying() && a.allEnded() {
 			a.st.Playing, a.acc = false, 0
 			a.reflect()
 		}
@@ -232,23 +235,46 @@ func (a *app) onDecodeError(id int, msg string) {
 	a.addNotices(view.Notice{Msg: "The decoding worker: " + msg})
 }
 
-// tickRemote moves the worker's goal for side A's run: to the replay's
-// target while catching up; while playing, Speed steps a second, never
-// more than a tenth of a second's worth ahead of the frame shown (at
-// least two, so the worker never waits for the page between steps); when
-// paused, the step shown.
-func (a *app) tickRemote(r *remoteRun, tps float64) {
-	pos := r.Pos()
+// allEnded reports whether every side's run has ended.
+func (a *app) allEnded() bool {
+	for i := 0; i < a.active(); i++ {
+		if r := a.remote(i); r == nil || !r.ended {
+			return false
+		}
+	}
+	return true
+}
+
+// tickRemote moves the workers' goal: to the replay's target while
+// catching up; while playing, Speed steps a second (tps frames a second),
+// never more than a tenth of a second's worth ahead of the side furthest
+// behind (at least two steps, so a worker never waits for the page between
+// steps), which keeps the two sides of a comparison together; when
+// paused, each side's step shown.
+func (a *app) tickRemote(tps float64) {
+	n := a.active()
 	switch {
 	case a.replaying():
-		r.setGoal(a.replayTo)
-	case a.st.Playing && !r.ended:
+		a.goal = a.replayTo
+	case a.st.Playing && !a.allEnded():
 		a.acc += a.st.Speed / tps
-		n := int(a.acc)
-		a.acc -= float64(n)
+		k := int(a.acc)
+		a.acc -= float64(k)
+		pos := a.pos()
 		lead := max(2, int(a.st.Speed/10))
-		r.setGoal(max(r.goal, min(max(r.goal, pos)+n, pos+lead)))
+		a.goal = max(a.goal, min(max(a.goal, pos)+k, pos+lead))
 	default:
-		r.setGoal(pos)
+		for i := range n {
+			if r := a.remote(i); r != nil {
+				r.setGoal(r.Pos())
+			}
+		}
+		a.goal = a.pos()
+		return
+	}
+	for i := range n {
+		if r := a.remote(i); r != nil {
+			r.setGoal(a.goal)
+		}
 	}
 }

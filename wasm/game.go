@@ -71,8 +71,8 @@ func (g *game) Update() error {
 		return nil
 	}
 	a.drain()
-	if r := a.remote(0); r != nil {
-		a.tickRemote(r, float64(ebiten.TPS()))
+	if a.remote(0) != nil {
+		a.tickRemote(float64(ebiten.TPS()))
 	} else if a.replaying() {
 		a.catchUp(60 * time.Millisecond)
 	} else if a.st.Playing {

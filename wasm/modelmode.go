@@ -31,9 +31,7 @@ type modelKey struct {
 // worker (decoder.go); a configuration the model refuses comes back from
 // it, is reported and the last state that ran restored (onDecodeError).
 func (a *app) applyModel(next view.State, target int) {
-	a.sides[1].eng, a.sides[1].snap = nil, nil
 	a.rec.cur = nil // the synthetic stream's recording is not needed here
-	s := &a.sides[0]
 	if a.st.Mode != next.Mode {
 		a.decode = view.Rate{}
 	}
@@ -42,7 +40,9 @@ func (a *app) applyModel(next view.State, target int) {
 	}
 	m := a.mdl.m
 	if m == nil {
-		s.eng, s.snap, s.mkey = nil, nil, modelKey{}
+		for i := range a.sides {
+			a.sides[i].eng, a.sides[i].snap, a.sides[i].mkey = nil, nil, modelKey{}
+		}
 		a.st, a.good = next, next
 		a.mdl.pendingAt = target
 		a.runTotal, a.runPrompt = next.MaxTok, 0
@@ -55,22 +55,31 @@ func (a *app) applyModel(next view.State, target int) {
 		next.Layer = mc.Layers - 1
 	}
 	maxTok := min(next.MaxTok, mc.ContextLength)
-	cfg, ns := view.ModelConfig(next.A, mc.HeadDim, maxTok)
-	key := modelKey{cfg: cfg, text: next.Text, maxTok: maxTok, repos: next.Repos, m: m}
-	if s.eng == nil || s.mkey != key || s.eng.Pos() > target {
+	a.runPrompt = len(m.Tokenizer.Prompt(next.Text))
+	for i := range a.sides {
+		s := &a.sides[i]
+		if i == 1 && !next.Compare {
+			s.eng, s.snap, s.mkey = nil, nil, modelKey{}
+			continue
+		}
+		cfg, ns := view.ModelConfig(*next.Side(i), mc.HeadDim, maxTok)
+		key := modelKey{cfg: cfg, text: next.Text, maxTok: maxTok, repos: next.Repos, m: m}
+		if s.eng != nil && s.mkey == key && s.eng.Pos() <= target {
+			continue
+		}
 		if s.mkey.cfg != cfg {
 			a.addNotices(ns...)
 		}
-		a.runPrompt = len(m.Tokenizer.Prompt(next.Text))
-		// The run builds and decodes in the worker (decoder.go); settings
-		// it refuses come back as an error and the page returns to the
-		// last ones that ran (onDecodeError).
+		// The run builds and decodes in side i's worker (decoder.go);
+		// settings it refuses come back as an error and the page returns
+		// to the last ones that ran (onDecodeError).
 		run := cfg
 		run.Layers, run.Heads, run.KVHeads, run.HeadDim = mc.Layers, mc.Heads, mc.KVHeads, mc.HeadDim
 		run.Tokens, run.Prompt = maxTok, min(a.runPrompt, maxTok)
 		set := session.Settings{Config: cfg, Text: next.Text, MaxTokens: maxTok, Repos: next.Repos}
 		goal := min(max(target, a.runPrompt), maxTok)
-		s.eng, s.snap, s.mkey = a.openRemote(m, a.mdl.raw, run, set, goal, next.Layer), nil, key
+		s.eng, s.snap, s.mkey = a.openRemote(i, m, a.mdl.raw, run, set, goal, next.Layer), nil, key
+		a.goal = goal
 	}
 	a.st, a.good = next, next
 	a.runTotal = maxTok
@@ -118,16 +127,57 @@ func (a *app) reflectMode() {
 	a.layoutDirty = true
 }
 
-// textPanel is the DOM of the two texts and their measures.
+// textPanel is the DOM of the texts and their measures.
 type textPanel struct {
 	diverge, nextKL, meanKL, agree *text
-	spans                          []view.TextSpan
-	lastFull, lastCp, lastErr      string
+	divergeB                       *text // compare mode: side B's divergence
+	spans, spansB                  []view.TextSpan
+	lastFull, lastCp, lastCpB      string
+	lastErr                        string
 }
 
-// writeTexts shows the real model's two texts: the compressed one token
-// by token, from the divergence on marked, and the uncompressed one with
-// its continuation after the divergence marked.
+// compressedHTML writes the compressed text of snapshot s token by token,
+// from the divergence on marked, into spans (reused) and returns its HTML.
+func compressedHTML(spans *[]view.TextSpan, s *sim.Snapshot) string {
+	*spans = view.CompressedSpans(*spans, s.Tokens, s.Prompt, s.Text.Diverge)
+	var b strings.Builder
+	for _, sp := range *spans {
+		cls := "tok"
+		if sp.Count > 1 || sp.First < s.Prompt {
+			cls = "prompt"
+		}
+		if sp.Diff {
+			cls += " diff"
+		}
+		fmt.Fprintf(&b, `<span class="%s" title="position %d">%s</span>`, cls, sp.First, html.EscapeString(sp.Text))
+	}
+	return b.String()
+}
+
+// divergeText says where a compressed text parts from the uncompressed one.
+func divergeText(t *sim.TextCompare) string {
+	if t.Diverge < 0 {
+		return "identical so far"
+	}
+	return fmt.Sprintf("differs from position %d (marked)", t.Diverge)
+}
+
+// scrollToPart keeps the place where a text parts in view: it scrolls the
+// box so the mark shows near its top; before they part, it follows the
+// newest text.
+func scrollToPart(el js.Value) {
+	mark := el.Call("querySelector", ".diff, .part")
+	if mark.Truthy() {
+		el.Set("scrollTop", max(0, mark.Get("offsetTop").Float()-el.Get("offsetTop").Float()-20))
+	} else {
+		el.Set("scrollTop", el.Get("scrollHeight"))
+	}
+}
+
+// writeTexts shows the real model's texts: side A's compressed one token
+// by token, from the divergence on marked, the uncompressed one with its
+// continuation after the divergence marked, and in compare mode side B's
+// compressed text beside them.
 func (a *app) writeTexts() {
 	if !a.st.ModelMode() || a.sides[0].snap == nil || a.sides[0].snap.Text == nil {
 		return
@@ -135,28 +185,19 @@ func (a *app) writeTexts() {
 	s := a.sides[0].snap
 	t := s.Text
 	tp := &a.pg.texts
-	if r, ok := a.sides[0].eng.(interface{ Err() error }); ok && r.Err() != nil && r.Err().Error() != tp.lastErr {
-		tp.lastErr = r.Err().Error()
-		a.addNotices(view.Notice{Msg: "The model stopped: " + tp.lastErr})
+	for i := 0; i < a.active(); i++ {
+		if r, ok := a.sides[i].eng.(interface{ Err() error }); ok && r.Err() != nil && r.Err().Error() != tp.lastErr {
+			tp.lastErr = r.Err().Error()
+			a.addNotices(view.Notice{Msg: "The model stopped: " + tp.lastErr})
+		}
 	}
 	if t.Full != tp.lastFull || t.Compressed != tp.lastCp || a.pg.textsKey == "" {
 		tp.lastFull, tp.lastCp, a.pg.textsKey = t.Full, t.Compressed, "x"
-		tp.spans = view.CompressedSpans(tp.spans, s.Tokens, s.Prompt, t.Diverge)
-		var b strings.Builder
-		for _, sp := range tp.spans {
-			cls := "tok"
-			if sp.Count > 1 || sp.First < s.Prompt {
-				cls = "prompt"
-			}
-			if sp.Diff {
-				cls += " diff"
-			}
-			fmt.Fprintf(&b, `<span class="%s" title="position %d">%s</span>`, cls, sp.First, html.EscapeString(sp.Text))
-		}
+		tp.lastCpB = "" // the uncompressed text moved: write B's again too
 		comp := byID("text-comp")
-		comp.Set("innerHTML", b.String())
+		comp.Set("innerHTML", compressedHTML(&tp.spans, s))
 		agree, rest := view.SplitFull(t.Full, tp.spans)
-		b.Reset()
+		var b strings.Builder
 		b.WriteString(html.EscapeString(agree))
 		if rest != "" {
 			// Only the compressed text's changed tokens are marked; the
@@ -165,22 +206,19 @@ func (a *app) writeTexts() {
 		}
 		full := byID("text-full")
 		full.Set("innerHTML", b.String())
-		// Keep the place where the texts part in view: scroll each box so
-		// it shows near the top; before they part, follow the newest text.
-		for _, el := range []js.Value{comp, full} {
-			mark := el.Call("querySelector", ".diff, .part")
-			if mark.Truthy() {
-				el.Set("scrollTop", max(0, mark.Get("offsetTop").Float()-el.Get("offsetTop").Float()-20))
-			} else {
-				el.Set("scrollTop", el.Get("scrollHeight"))
-			}
+		scrollToPart(comp)
+		scrollToPart(full)
+	}
+	if sb := a.sides[1].snap; a.showB() && sb != nil && sb.Text != nil {
+		if sb.Text.Compressed != tp.lastCpB {
+			tp.lastCpB = sb.Text.Compressed
+			el := byID("text-comp-1")
+			el.Set("innerHTML", compressedHTML(&tp.spansB, sb))
+			scrollToPart(el)
 		}
+		tp.divergeB.set(divergeText(sb.Text))
 	}
-	if t.Diverge < 0 {
-		tp.diverge.set("identical so far")
-	} else {
-		tp.diverge.set(fmt.Sprintf("differs from position %d (marked)", t.Diverge))
-	}
+	tp.diverge.set(divergeText(t))
 	tp.nextKL.set(view.Nats(t.NextKL))
 	tp.meanKL.set(view.Nats(t.MeanKL))
 	tp.agree.set(view.Percent(t.Agreement))
@@ -260,5 +298,9 @@ func (a *app) publicText() *view.PageText {
 	}
 	t := a.sides[0].snap.Text
 	f := func(v float64) float64 { return sanitize(sim.Metrics{KL: v}).KL }
-	return &view.PageText{Full: t.Full, Compressed: t.Compressed, Diverge: t.Diverge, NextKL: f(t.NextKL), MeanKL: f(t.MeanKL), Agreement: f(t.Agreement)}
+	p := &view.PageText{Full: t.Full, Compressed: t.Compressed, Diverge: t.Diverge, NextKL: f(t.NextKL), MeanKL: f(t.MeanKL), Agreement: f(t.Agreement)}
+	if sb := a.sides[1].snap; a.showB() && sb != nil && sb.Text != nil {
+		p.CompressedB, p.DivergeB = sb.Text.Compressed, sb.Text.Diverge
+	}
+	return p
 }

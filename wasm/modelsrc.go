@@ -370,9 +370,9 @@ func (a *app) sinkTick() {
 	if m == nil || a.mdl.sinks != nil || a.mdl.conv != nil || a.mdl.meterFor == m {
 		return
 	}
-	d := a.decodeWorker()
+	d := a.decodeWorker(0)
 	d.sendModel(m, a.mdl.raw)
-	d.nextID++
+	d.nextID += 2
 	a.mdl.meterFor, a.mdl.meterID = m, d.nextID
 	d.send("sinkmeter", map[string]any{"id": d.nextID, "text": a.st.Text})
 }

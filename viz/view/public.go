@@ -143,4 +143,8 @@ type PageText struct {
 	NextKL     float64 `json:"nextKL"`     // this step's next-token KL
 	MeanKL     float64 `json:"meanKL"`
 	Agreement  float64 `json:"agreement"` // share of steps whose top-1 tokens agree
+	// CompressedB is, in compare mode, side B's compressed text; DivergeB
+	// where it parts from the uncompressed text (-1 while identical).
+	CompressedB string `json:"compressedB,omitempty"`
+	DivergeB    int    `json:"divergeB,omitempty"`
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/kvscope/kvscope/core/model/ggufwrite"
+	"github.com/kvscope/kvscope/viz/view"
 	"github.com/kvscope/kvscope/wasm/internal/site"
 )
 
@@ -144,5 +145,38 @@ func TestPlayFrames(t *testing.T) {
 			t.Logf("round %d, SmolLM2-135M shape, %s: %.1f frames/s, %.2f steps/s, %d tasks over 50 ms (longest %.0f ms)", round, b.name, p.fps(), p.steps(), p.Long, p.LongestM)
 			tb.close()
 		}
+	}
+}
+
+// Compare mode runs with a real model: side A and side B decode the same
+// text in two workers, side by side, and the page shows B's compressed
+// text beside A's. A side's figures are the same whichever worker decodes
+// it: B's run here equals the same settings opened alone, in one worker.
+func TestModelCompare(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	const common = "mode=model&mtokens=72&speed=240&play=1"
+	cmp := open(t, common+"&cmp=1&policy=h2o&recent=8&heavy=8&b.policy=window&b.recent=16&b.bits=8")
+	cmp.waitJS(`(s => s.step >= s.tokens && !s.replaying && s.sides.length === 2)(JSON.parse(window.kvscope.state()))`, 3*time.Minute)
+	c := cmp.state()
+	if !c.Compare || len(c.Sides) != 2 || c.Sides[0].Config.Policy != "h2o" || c.Sides[1].Config.Policy != "window" {
+		t.Fatalf("compare: %v, sides %+v", c.Compare, c.Sides)
+	}
+	if c.Text == nil || c.Text.CompressedB == "" || c.Text.Compressed == "" {
+		t.Fatalf("texts %+v", c.Text)
+	}
+	if shown := cmp.eval(`document.getElementById("text-comp-1").textContent`); shown != c.Text.CompressedB {
+		t.Errorf("B's text on the page %q, in the state %q", shown, c.Text.CompressedB)
+	}
+	// Side B's settings alone, as side A of a link without compare.
+	st, _ := view.Decode(c.URL)
+	st.A, st.Compare = st.B, false
+	alone := open(t, view.Encode(&st))
+	alone.waitJS(`(s => s.step >= s.tokens && !s.replaying && s.sides.length === 1)(JSON.parse(window.kvscope.state()))`, 3*time.Minute)
+	w := alone.state()
+	if w.Text.Compressed != c.Text.CompressedB || w.Sides[0].Mean != c.Sides[1].Mean || w.Sides[0].Stored != c.Sides[1].Stored {
+		t.Errorf("window alone: %q, mean %+v, %d B\nas side B: %q, mean %+v, %d B",
+			w.Text.Compressed, w.Sides[0].Mean, w.Sides[0].Stored, c.Text.CompressedB, c.Sides[1].Mean, c.Sides[1].Stored)
 	}
 }
