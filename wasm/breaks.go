@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"syscall/js"
 	"time"
 
+	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
@@ -15,8 +17,10 @@ import (
 // What compression breaks (real-model mode): a recall task scored by
 // teacher-forced log-probability, over needle depths × cache budgets for
 // the chosen policy and the page's storage — the needle-in-a-haystack
-// figure. The sweep runs a slice of each frame (sim.TaskSweep.Next with a
-// chunk of tokens), so the heatmap fills in while the page keeps drawing.
+// figure. The rows are dealt out to the decoding workers
+// (wasm/worker/decode.go), which score them beside the run they decode and
+// send each cell as it completes, so the heatmap fills in while the page
+// keeps drawing.
 
 // breaksDepths and breaksBudgets are the heatmap's rows and columns.
 var (
@@ -24,21 +28,60 @@ var (
 	breaksBudgets = []int{8, 16, 32, 64, 128}
 )
 
+// breaksLengths are the task lengths the heatmap chooses from (tokens,
+// longest first): the longest whose estimated time fits breaksTarget.
+var breaksLengths = []int{256, 192, 128, 96, 64}
+
+// breaksTarget is the time the heatmap aims to finish in.
+const breaksTarget = 40 * time.Second
+
 // breaksState is the running or finished task heatmap.
 type breaksState struct {
-	sw      *sim.TaskSweep
 	task    string
 	policy  string
-	written int // cells written to the DOM
+	length  int            // the task instance's tokens
+	workers int            // workers scoring rows
+	cells   []sim.TaskCell // row-major: depth × budget; Done when measured
+	done    int
+	ids     [2]int // each worker's request id (0: none)
+	written int    // cells written to the DOM
 	err     string
 	started time.Time
 	ms      float64 // time to fill the heatmap, once done
+}
+
+// breaksLength chooses the task length: the longest of breaksLengths
+// whose forward passes (a row is the full cache's pass and one a budget)
+// fit breaksTarget at rate decoder steps a second (3 forward passes
+// each) over workers, and that the task fits in; 0 when none does.
+func breaksLength(m *model.Model, task string, rate float64, workers int) int {
+	rows := (len(breaksDepths) + workers - 1) / workers
+	best := 0
+	for _, n := range breaksLengths {
+		if n > m.Config.ContextLength {
+			continue
+		}
+		if _, err := sim.BuildTask(m.Tokenizer, m.Config.ContextLength, sim.TaskSpec{Kind: task, Seed: 1, Length: n}); err != nil {
+			continue
+		}
+		best = n // the shortest that builds, if none fits the time
+		passes := float64(rows * (len(breaksBudgets) + 1) * n)
+		if rate <= 0 || passes/(3*rate) <= breaksTarget.Seconds() {
+			return n
+		}
+	}
+	return best
 }
 
 // startBreaks starts the heatmap of task for policy, at the storage of the
 // model run shown; it needs a loaded model.
 func (a *app) startBreaks(task, policy string) {
 	b := &a.breaks
+	for i, id := range b.ids {
+		if id != 0 {
+			a.decodeWorker(i).send("tasks", map[string]any{"id": id}) // stop the rows still running
+		}
+	}
 	*b = breaksState{task: task, policy: policy}
 	m := a.mdl.m
 	if m == nil {
@@ -48,36 +91,65 @@ func (a *app) startBreaks(task, policy string) {
 	}
 	cfg := *a.engConfig(0)
 	cfg.Policy = policy
-	sw, err := sim.NewTaskHeatmap(m, cfg, sim.TaskSpec{Kind: task, Seed: 1, Length: min(256, m.Config.ContextLength)}, breaksDepths, breaksBudgets, false)
-	if err != nil {
-		b.err = err.Error()
+	b.workers = max(1, min(2, js.Global().Get("navigator").Get("hardwareConcurrency").Int()))
+	b.length = breaksLength(m, task, a.decode.PerSecond(), b.workers)
+	if b.length == 0 {
+		b.err = fmt.Sprintf("the %s task does not fit this model's context", task)
 		a.writeBreaks()
 		return
 	}
-	sw.SetChunk(16)
-	b.sw, b.started = sw, time.Now()
+	b.cells = make([]sim.TaskCell, len(breaksDepths)*len(breaksBudgets))
+	for i := range b.cells {
+		b.cells[i].Depth, b.cells[i].Budget = breaksDepths[i/len(breaksBudgets)], breaksBudgets[i%len(breaksBudgets)]
+	}
+	for i := range b.workers {
+		var rows []float64
+		for r := i; r < len(breaksDepths); r += b.workers {
+			rows = append(rows, breaksDepths[r])
+		}
+		d := a.decodeWorker(i)
+		d.sendModel(m, a.mdl.raw)
+		d.nextID += 2
+		b.ids[i] = d.nextID
+		d.send("tasks", map[string]any{"id": d.nextID, "tasks": map[string]any{
+			"config": cfg, "task": task, "length": b.length, "depths": rows, "budgets": breaksBudgets}})
+	}
+	b.started = time.Now()
 	a.writeBreaks()
 }
 
-// breaksTick does up to budget of the heatmap's work and writes what is new.
-func (a *app) breaksTick(budget time.Duration) {
+// onTaskCell takes in a heatmap cell a worker measured for request id.
+func (a *app) onTaskCell(id int, c sim.TaskCell) {
 	b := &a.breaks
-	if b.sw == nil || b.sw.Done() >= b.sw.Len() || b.err != "" {
+	if !b.mine(id) {
 		return
 	}
-	t0 := time.Now()
-	for time.Since(t0) < budget && b.sw.Next() {
+	for i := range b.cells {
+		if b.cells[i].Depth == c.Depth && b.cells[i].Budget == c.Budget && !b.cells[i].Done {
+			b.cells[i] = c
+			b.cells[i].Done = true
+			b.done++
+			break
+		}
 	}
-	if err := b.sw.Err(); err != nil {
-		b.err = err.Error()
-	}
-	if b.sw.Done() >= b.sw.Len() && b.ms == 0 {
+	if b.done == len(b.cells) && b.ms == 0 {
 		b.ms = float64(time.Since(b.started).Milliseconds())
 	}
-	if b.sw.Done() != b.written || b.err != "" {
-		a.writeBreaks()
-	}
+	a.writeBreaks()
 }
+
+// onTasksError reports a heatmap request a worker could not run.
+func (a *app) onTasksError(id int, msg string) bool {
+	if !a.breaks.mine(id) {
+		return false
+	}
+	a.breaks.err = msg
+	a.writeBreaks()
+	return true
+}
+
+// mine reports whether id is one of the heatmap's requests.
+func (b *breaksState) mine(id int) bool { return id != 0 && (id == b.ids[0] || id == b.ids[1]) }
 
 // writeBreaks draws the heatmap: a row per depth, a column per budget,
 // each cell coloured by how much of the full cache's score it keeps (its
@@ -93,18 +165,19 @@ func (a *app) writeBreaks() {
 	switch {
 	case b.err != "":
 		status = "could not run: " + b.err
-	case b.sw.Done() < b.sw.Len():
-		status = fmt.Sprintf("%d of %d cells…", b.sw.Done(), b.sw.Len())
+	case b.cells == nil:
+	case b.done < len(b.cells):
+		status = fmt.Sprintf("%d of %d cells (a %d-token story, %d workers, %.0f s so far)…", b.done, len(b.cells), b.length, b.workers, time.Since(b.started).Seconds())
 	default:
-		status = fmt.Sprintf("%d cells in %.1f s, a slice of each frame", b.sw.Len(), b.ms/1000)
+		status = fmt.Sprintf("%d cells of a %d-token story in %.1f s, in %d workers beside the decoding", len(b.cells), b.length, b.ms/1000, b.workers)
 	}
 	byID("breaks-status").Set("textContent", status)
-	if b.sw == nil {
+	if b.cells == nil {
 		el.Set("innerHTML", "")
 		return
 	}
-	cells := b.sw.Cells()
-	b.written = b.sw.Done()
+	cells := b.cells
+	b.written = b.done
 	s.WriteString(`<table class="hm"><thead><tr><th scope="col">needle depth ↓ · budget →</th>`)
 	for _, bud := range breaksBudgets {
 		fmt.Fprintf(&s, `<th scope="col">%d</th>`, bud)
@@ -143,13 +216,13 @@ func (a *app) writeBreaks() {
 // publicBreaks is the heatmap's progress for window.kvscope.state().
 func (a *app) publicBreaks() *view.PageBreaks {
 	b := &a.breaks
-	if b.sw == nil && b.err == "" {
+	if b.cells == nil && b.err == "" {
 		return nil
 	}
 	p := &view.PageBreaks{Task: b.task, Policy: b.policy, Err: b.err}
-	if b.sw != nil {
-		p.Done, p.Len = b.sw.Done(), b.sw.Len()
-		for _, c := range b.sw.Cells() {
+	if b.cells != nil {
+		p.Done, p.Len = b.done, len(b.cells)
+		for _, c := range b.cells {
 			if c.Done {
 				p.Cells = append(p.Cells, view.BreaksCell{Depth: c.Depth, Budget: c.Budget, Score: c.Score.LogProb, Full: c.Full.LogProb})
 			}

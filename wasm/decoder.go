@@ -60,9 +60,18 @@ func (a *app) decodeWorker(i int) *decodeWorker {
 				}
 			}
 			a.post(func() { a.onSinks(id, s) })
+		case "taskcell":
+			var c sim.TaskCell
+			if err := json.Unmarshal([]byte(js.Global().Get("JSON").Call("stringify", data.Get("cell")).String()), &c); err == nil {
+				a.post(func() { a.onTaskCell(id, c) })
+			}
 		case "error":
 			msg := data.Get("message").String()
-			a.post(func() { a.onDecodeError(id, msg) })
+			a.post(func() {
+				if !a.onTasksError(id, msg) {
+					a.onDecodeError(id, msg)
+				}
+			})
 		}
 		return nil
 	})

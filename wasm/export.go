@@ -43,11 +43,8 @@ func (a *app) initExport() {
 		return map[string]any{"csv": b.String()}
 	}))
 	kv.Set("recallCSV", js.FuncOf(func(js.Value, []js.Value) any {
-		if a.breaks.sw == nil {
-			return ""
-		}
 		var done []sim.TaskCell
-		for _, c := range a.breaks.sw.Cells() {
+		for _, c := range a.breaks.cells {
 			if c.Done {
 				done = append(done, c)
 			}

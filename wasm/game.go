@@ -97,9 +97,6 @@ func (g *game) Update() error {
 	}
 	a.refresh()
 	a.lessonTick()
-	if a.st.ModelMode() {
-		a.breaksTick(8 * time.Millisecond)
-	}
 	a.pointer()
 	if a.st.ModelMode() {
 		a.tokenLabels()

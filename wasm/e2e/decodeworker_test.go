@@ -180,3 +180,32 @@ func TestModelCompare(t *testing.T) {
 			w.Text.Compressed, w.Sides[0].Mean, w.Sides[0].Stored, c.Text.CompressedB, c.Sides[1].Mean, c.Sides[1].Stored)
 	}
 }
+
+// TestRecallHeatmapTime (make measure) times the recall heatmap as a
+// visitor meets it on SmolLM2-135M-shaped files (4 layers, and the full
+// 30): the model plays for ten seconds (the page learns its decode rate,
+// from which the heatmap chooses its story's length), is paused, and the
+// heatmap runs from the click to its last cell.
+func TestRecallHeatmapTime(t *testing.T) {
+	if os.Getenv("KVSCOPE_MEASURE") == "" {
+		t.Skip("a measurement: make measure (KVSCOPE_MEASURE=1)")
+	}
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	for _, layers := range []int{4, 30} {
+		src := serveFile(t, shapeFile(t, smolShape(layers)))
+		tb := freshTab(t, viewW, viewH, 1, 10*time.Minute)
+		if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/#play=1&speed=240&mtokens=256&policy=h2o&model="+src)); err != nil {
+			t.Fatal(err)
+		}
+		tb.waitJS(`window.kvscope && (s => s.mode === "model" && s.model.loaded && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, 4*time.Minute)
+		time.Sleep(10 * time.Second)
+		tb.do(`document.getElementById("play").click()`)
+		t0 := time.Now()
+		tb.do(`document.getElementById("breaks").open = true; document.getElementById("breaks-task").value = "name"; document.getElementById("breaks-run").click()`)
+		tb.waitJS(`(b => b && (b.Done === b.Len && b.Len > 0 || b.Err))(JSON.parse(window.kvscope.state()).breaks)`, 9*time.Minute)
+		t.Logf("SmolLM2-135M shape, %d layers: heatmap in %.1f s from the click; %s", layers, time.Since(t0).Seconds(), domText(tb, "breaks-status"))
+		tb.close()
+	}
+}

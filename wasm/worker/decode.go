@@ -24,6 +24,8 @@ import (
 //	handle("layer", {"id":n,"layer":l})
 //	→ {"type":"frame","id":n,"step":s,"data":ArrayBuffer}
 //	→ {"type":"error","id":n,"message":…} (a run the model refuses; none is open then)
+//	handle("tasks", {"id":n,"tasks":tasksRequest}) (rows of the recall heatmap)
+//	→ {"type":"taskcell","id":n,"cell":sim.TaskCell} per cell, then {"type":"tasksdone","id":n}
 //	handle("sinkmeter", {"id":n,"text":…})
 //	→ {"type":"sinkmeter","id":n,"layers":…,"heads":…,"tokens":…,"importance":[…]}
 //
@@ -50,7 +52,26 @@ type decoder struct {
 
 	meter   *sim.SinkMeter // the loaded model's sink heads, measured while no run steps
 	meterID int
+
+	task     *sim.TaskSweep // rows of the recall heatmap, stepped beside the run
+	taskID   int
+	taskSent int // cells posted
 }
+
+// tasksRequest asks for rows of the recall heatmap (sim.NewTaskHeatmap):
+// the task instance and its length, the configuration whose policy and
+// storage are measured, and this worker's depths, at every budget.
+type tasksRequest struct {
+	Config  sim.Config `json:"config"`
+	Task    string     `json:"task"`
+	Length  int        `json:"length"`
+	Depths  []float64  `json:"depths"`
+	Budgets []int      `json:"budgets"`
+}
+
+// taskChunk is how many tokens of a heatmap cell one turn of the decode
+// loop feeds: a turn of the heatmap alternates with a step of the run.
+const taskChunk = 2
 
 // decodeMsg is the payload of open, goal, layer and sinkmeter.
 type decodeMsg struct {
@@ -59,6 +80,7 @@ type decodeMsg struct {
 	Goal     int               `json:"goal"`
 	Layer    int               `json:"layer"`
 	Text     string            `json:"text"`
+	Tasks    *tasksRequest     `json:"tasks"`
 }
 
 // decodeRequest queues an open, goal or layer message for the decode loop,
@@ -127,6 +149,23 @@ func (w *worker) apply(kind string, m decodeMsg) {
 			return
 		}
 		d.meter = sm
+	case "tasks":
+		d.task, d.taskID, d.taskSent = nil, m.ID, 0
+		if m.Tasks == nil || len(m.Tasks.Depths) == 0 {
+			return // no rows for this worker: nothing to do
+		}
+		if w.model == nil {
+			w.fail(m.ID, fmt.Errorf("no model loaded to score"))
+			return
+		}
+		r := m.Tasks
+		sw, err := sim.NewTaskHeatmap(w.model, r.Config, sim.TaskSpec{Kind: r.Task, Seed: 1, Length: r.Length}, r.Depths, r.Budgets, false)
+		if err != nil {
+			w.fail(m.ID, err)
+			return
+		}
+		sw.SetChunk(taskChunk)
+		d.task = sw
 	case "layer":
 		if d.sess == nil {
 			return
@@ -139,8 +178,10 @@ func (w *worker) apply(kind string, m decodeMsg) {
 	}
 }
 
-// decodeLoop applies queued messages and steps the open run, posting
-// frames; it waits for a message when there is nothing to do.
+// decodeLoop applies queued messages and does the next piece of work:
+// a step of the open run, then a turn of the recall heatmap when one is
+// asked for, or else a token of the sink meter; with nothing to do it
+// waits for a message. Frames are posted as stepSession says.
 func (w *worker) decodeLoop() {
 	d := &w.dec
 	for {
@@ -151,33 +192,74 @@ func (w *worker) decodeLoop() {
 		for _, f := range q {
 			f()
 		}
-		s := d.sess
-		if s == nil || !s.Pending() {
-			if d.dirty && s != nil {
-				w.postFrame()
-			}
-			if d.meter != nil {
-				if !d.meter.Step() {
-					if d.meter.Err() != nil {
-						w.postSinks(&sim.Sinks{})
-					} else {
-						w.postSinks(d.meter.Sinks())
-					}
-					d.meter = nil
-				}
-				w.pause()
-				continue
-			}
+		busy := w.stepSession()
+		switch {
+		case d.task != nil:
+			w.stepTask()
+			busy = true
+		case !busy && d.meter != nil:
+			w.stepMeter()
+			busy = true
+		}
+		if !busy {
 			<-d.wake
 			continue
 		}
-		s.Step()
-		d.dirty = true // a step, or the run's end, which the frame says
-		if time.Since(d.last) >= frameEvery || !s.Pending() {
-			w.postFrame()
-		}
 		w.pause()
 	}
+}
+
+// stepSession steps the open run when it is pending, posting a frame
+// every frameEvery and when it stops; it reports whether it stepped.
+func (w *worker) stepSession() bool {
+	d := &w.dec
+	s := d.sess
+	if s == nil || !s.Pending() {
+		if d.dirty && s != nil {
+			w.postFrame()
+		}
+		return false
+	}
+	s.Step()
+	d.dirty = true // a step, or the run's end, which the frame says
+	if time.Since(d.last) >= frameEvery || !s.Pending() {
+		w.postFrame()
+	}
+	return true
+}
+
+// stepTask feeds the heatmap's next tokens and posts the cells that
+// completed, then {"type":"tasksdone"} after the last.
+func (w *worker) stepTask() {
+	d := &w.dec
+	d.task.Next()
+	cells := d.task.Cells()
+	for ; d.taskSent < d.task.Done(); d.taskSent++ {
+		w.post(map[string]any{"type": "taskcell", "id": d.taskID, "cell": cells[d.taskSent]})
+	}
+	switch {
+	case d.task.Err() != nil:
+		w.fail(d.taskID, d.task.Err())
+		d.task = nil
+	case d.task.Done() >= d.task.Len():
+		w.post(map[string]any{"type": "tasksdone", "id": d.taskID})
+		d.task = nil
+	}
+}
+
+// stepMeter feeds the sink meter's next token, posting the result after
+// its last.
+func (w *worker) stepMeter() {
+	d := &w.dec
+	if d.meter.Step() {
+		return
+	}
+	if d.meter.Err() != nil {
+		w.postSinks(&sim.Sinks{})
+	} else {
+		w.postSinks(d.meter.Sinks())
+	}
+	d.meter = nil
 }
 
 // postSinks sends the sink meter's result.

@@ -106,7 +106,7 @@ func (w *worker) handle(kind, payload string) {
 		if w.cancel != nil && (m.ID == 0 || m.ID == w.id) {
 			w.cancel()
 		}
-	case "open", "goal", "layer", "sinkmeter":
+	case "open", "goal", "layer", "sinkmeter", "tasks":
 		w.decodeRequest(kind, payload)
 	case "sweep":
 		r, err := sim.ParseSweepRequest([]byte(payload))
