@@ -13,6 +13,7 @@
   const box = $("chartbox");
   let chart = null, workers = [], reqId = 0, running = 0, deal = null;
   let streamKey = "", swept = new Set(), modelSent = "", total = 0, got = 0, t0 = 0;
+  let textTokens = 0; // a real model's chart: the length of the text it decodes
   let sinksKey = "", pendingSinks = null, lastSinksBudget = 0;
   const status = (s) => { $("chart-status").textContent = s ? "· " + s : ""; };
 
@@ -109,7 +110,7 @@
     if (m.id === warmID && m.type === "done") window.kvscopeWarmMs = m.ms; // tests read it
     if (m.id !== reqId) return;
     switch (m.type) {
-      case "start": total = m.total; status("computing " + total + " settings…"); break;
+      case "start": total = m.total; status("computing " + total + " settings" + (textTokens ? " on a " + textTokens + "-token text" : "") + "…"); break;
       case "row":
         chart.addRow(m.row); got++;
         if (got === 1) fillMetrics();
@@ -120,7 +121,7 @@
         if (deal && deal(e.target)) break;
         if (running === 0) {
           const ms = performance.now() - t0;
-          status(got + " settings in " + (ms / 1000).toFixed(1) + " s, off the main thread (" + workers.length + " workers)");
+          status(got + " settings" + (textTokens ? " on a " + textTokens + "-token text" : "") + " in " + (ms / 1000).toFixed(1) + " s, off the main thread (" + workers.length + " workers)");
           window.kvscopeSweepMs = ms;
           if (pendingSinks) { reqId++; pendingSinks.id = reqId; workers[0].postMessage(pendingSinks); pendingSinks = null; }
         }
@@ -132,6 +133,7 @@
 
   function sweep(c) {
     reqId++;
+    textTokens = c.model ? c.maxTokens : 0;
     t0 = performance.now();
     total = 0; got = 0;
     window.kvscopeSweepMs = undefined;
@@ -158,7 +160,7 @@
       running++;
       w.postMessage({
         type: "sweep", id: id, config: c.config, shard: next++, shards: parts,
-        grid: {policies: null, budgets: null, storage: [{bits: c.config.Bits, gran: c.config.Granularity}], sink: 4},
+        grid: c.grid || {policies: null, budgets: null, storage: [{bits: c.config.Bits, gran: c.config.Granularity}], sink: 4},
         model: c.model, text: c.text, maxTokens: c.maxTokens, repos: c.repos,
       });
       return true;
@@ -169,9 +171,11 @@
     // the attention-sinks figure waits for the sweep to finish.
     pendingSinks = null;
     if (c.model) {
-      const budget = Math.max(16, (c.config.Sink || 0) + (c.config.Recent || 0) + (c.config.Heavy || 0));
+      // The page's budget, at most half the chart's text (a real model's
+      // chart decodes a shorter text than the page: sim.ModelChartTokens).
+      const budget = Math.min(Math.max(16, (c.config.Sink || 0) + (c.config.Recent || 0) + (c.config.Heavy || 0)), Math.floor(c.maxTokens / 2));
       const key = c.key + "|" + budget;
-      if (key !== sinksKey) {
+      if (key !== sinksKey && budget > 4) {
         sinksKey = key;
         pendingSinks = {type: "sinks", config: c.config, text: c.text, maxTokens: c.maxTokens, budget: budget, sink: 4, repos: false};
         lastSinksBudget = budget;

@@ -78,6 +78,7 @@ type app struct {
 	dws                 [2]decodeWorker // the workers side A's and side B's real-model runs decode in (decoder.go)
 	goal                int             // real-model mode: the step both sides' workers are to reach while playing
 	lastRun             view.State      // real-model mode: the last state whose run sent a frame
+	chartTok            chartTokens     // real-model mode: the chart's text length, chosen once per model and run length
 }
 
 // sweepRequest is what the chart's worker sweeps: A's configuration and,
@@ -91,6 +92,9 @@ type sweepRequest struct {
 	Repos     bool       `json:"repos"`
 	Key       string     `json:"key"`
 	ModelName string     `json:"modelName"`
+	// Grid is, for a real model, the chart's smaller grid
+	// (sim.ModelChartGrid) at the page's storage; nil: the default grid.
+	Grid *sim.Grid `json:"grid,omitempty"`
 }
 
 // applySettings applies several settings at once, as controls would, the

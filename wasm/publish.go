@@ -58,11 +58,18 @@ func (a *app) publish() {
 	sr := sweepRequest{Config: *a.engConfig(0), Model: a.st.ModelMode(), Text: a.st.Text, MaxTokens: a.st.MaxTok, Repos: a.st.Repos, ModelName: a.mdl.sha256}
 	if !sr.Model {
 		sr.Config = a.st.A
+	} else {
+		sr.MaxTokens = a.chartTokens()
+		g := sim.ModelChartGrid(sr.MaxTokens)
+		g.Storage = []sim.StorageVariant{{Bits: sr.Config.Bits, Granularity: sr.Config.Granularity}}
+		sr.Grid = &g
 	}
 	// The request changes only when settings are applied or a model loads:
 	// serialize it then, not at every publish.
-	if sr != a.lastSweep {
-		a.lastSweep = sr
+	same := sr
+	same.Grid = nil // a function of the rest
+	if same != a.lastSweep {
+		a.lastSweep = same
 		sk := sr.Config
 		sk.Policy, sk.Sink, sk.Recent, sk.Heavy, sk.Bits, sk.Granularity, sk.Shared, sk.DropShare = "", 0, 0, 0, 0, "", false, 0
 		if kb, err := json.Marshal(sk); err == nil {
@@ -119,4 +126,45 @@ func (a *app) probes(sd *side, out map[string]view.Probe) {
 			out[name] = view.Probe{X: cx, Y: cy, Head: h, Pos: p, RGB: [3]uint8{r, gg, b}}
 		}
 	}
+}
+
+// chartTokens is the real-model chart's text length and what it was
+// chosen for.
+type chartTokens struct {
+	model  string // the model's sha256
+	maxTok int    // the page's run length
+	n      int    // the length chosen; 0 before the decode rate is known
+}
+
+// chartWorkers is how many of the chart's workers (static/panels.js's
+// pool: one a core, up to four) can run at once beside the page: one core
+// stays the page's, which draws and, in a browser drawing WebGL in
+// software, shares it with the GPU process.
+func chartWorkers() int {
+	n := window.Get("navigator").Get("hardwareConcurrency").Int()
+	return max(1, min(4, n-1))
+}
+
+// chartTokens returns the real-model chart's text length
+// (sim.ModelChartTokens for about a minute's work), chosen once the
+// model's decode rate is known and then kept for this model and run
+// length, so the chart is not swept again as the rate moves. Before the
+// rate is known it is at most 64 tokens.
+func (a *app) chartTokens() int {
+	maxTok := a.st.MaxTok
+	if m := a.mdl.m; m != nil {
+		maxTok = min(maxTok, m.Config.ContextLength)
+	}
+	c := &a.chartTok
+	if c.model != a.mdl.sha256 || c.maxTok != maxTok {
+		*c = chartTokens{model: a.mdl.sha256, maxTok: maxTok}
+	}
+	if c.n == 0 {
+		if r := a.decode.PerSecond(); r > 0 {
+			c.n = sim.ModelChartTokens(maxTok, r, chartWorkers(), 60)
+		} else {
+			return min(maxTok, 64)
+		}
+	}
+	return c.n
 }

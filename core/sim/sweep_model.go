@@ -214,3 +214,48 @@ func TeacherNLL(m *model.Model, cfg Config, tokens []int, reposition bool) ([]fl
 	}
 	return nll, nil
 }
+
+// ModelChartPolicies are the policies a real model's chart compares: a
+// window alone, StreamingLLM's sinks and window, H2O's heavy hitters and
+// TOVA's latest attention. Each point of a real model's chart decodes its
+// text three times (see ModelSweep), so the chart runs fewer points than
+// the synthetic stream's.
+var ModelChartPolicies = []string{"window", "streaming", "h2o", "tova"}
+
+// ModelChartGrid is a real model's chart for a text of tokens positions:
+// ModelChartPolicies at an eighth, a quarter and half of the text (at
+// least 4 tokens each), with DefaultSweepSink sinks. At the whole text
+// every policy keeps everything, which each row's PPLFull already shows.
+func ModelChartGrid(tokens int) Grid {
+	var bs []int
+	for _, d := range []int{8, 4, 2} {
+		b := max(4, tokens/d)
+		if len(bs) == 0 || b > bs[len(bs)-1] {
+			bs = append(bs, b)
+		}
+	}
+	return Grid{Policies: ModelChartPolicies, Budgets: bs, Sink: DefaultSweepSink}
+}
+
+// ModelChartTokens chooses the text length of a real model's chart: the
+// longest of maxTokens, 192, 128, 96, 64, 48 and 32 (none above
+// maxTokens) whose work fits target seconds, for a model decoding rate
+// ModelRun steps a second in each of workers workers. A point costs about four forward
+// passes a position (the run's three decoders and the teacher-forced
+// perplexity), a ModelRun step three. With rate unknown (0) it is
+// maxTokens.
+func ModelChartTokens(maxTokens int, rate float64, workers int, target float64) int {
+	points := len(ModelChartPolicies) * 3
+	perWorker := float64((points + max(1, workers) - 1) / max(1, workers))
+	best := maxTokens
+	for _, n := range []int{maxTokens, 192, 128, 96, 64, 48, 32} {
+		if n > maxTokens {
+			continue
+		}
+		best = n
+		if rate <= 0 || perWorker*float64(n)*4/3/rate <= target {
+			return n
+		}
+	}
+	return best
+}

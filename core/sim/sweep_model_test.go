@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/kvscope/kvscope/core/model"
@@ -99,6 +100,43 @@ func TestSinkFigure(t *testing.T) {
 	for _, tc := range []struct{ n, budget, sink int }{{1, 4, 2}, {n, 1, 0}, {n, 8, 8}, {n, n + 1, 4}, {100000, 8, 4}} {
 		if _, _, err := SinkFigure(m, DefaultConfig(), "Once", tc.n, tc.budget, tc.sink, false); err == nil {
 			t.Errorf("SinkFigure(%d tokens, budget %d, sink %d): no error", tc.n, tc.budget, tc.sink)
+		}
+	}
+}
+
+// A real model's chart is ModelChartPolicies at three budgets below the
+// text's length, and its text is as long as the decode rate lets it be.
+func TestModelChartGridAndTokens(t *testing.T) {
+	for _, tc := range []struct {
+		tokens int
+		want   []int
+	}{{256, []int{32, 64, 128}}, {64, []int{8, 16, 32}}, {16, []int{4, 8}}, {8, []int{4}}} {
+		g := ModelChartGrid(tc.tokens)
+		if !slices.Equal(g.Budgets, tc.want) || len(g.Policies) != len(ModelChartPolicies) || g.Sink != DefaultSweepSink {
+			t.Errorf("ModelChartGrid(%d) = %+v, want budgets %v", tc.tokens, g, tc.want)
+		}
+		for _, b := range g.Budgets {
+			if b >= tc.tokens {
+				t.Errorf("ModelChartGrid(%d): budget %d keeps the whole text", tc.tokens, b)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		max     int
+		rate    float64
+		workers int
+		want    int
+	}{
+		{256, 0, 2, 256},   // rate unknown: the page's length
+		{256, 500, 2, 256}, // stories260K decodes hundreds of steps a second
+		{256, 9, 2, 64},    // SmolLM2-135M: 6 points a worker × 96 × 4/3 / 9 ≈ 85 s > 60; 64 is 57 s
+		{256, 9, 4, 128},   // twice the workers, twice the text
+		{256, 9, 1, 32},    // one worker: 12 points × 48 × 4/3 / 9 ≈ 85 s; 32 is 57 s
+		{256, 1, 1, 32},    // too slow for any: the shortest
+		{24, 1, 1, 24},     // a run shorter than 32 keeps its length
+	} {
+		if got := ModelChartTokens(tc.max, tc.rate, tc.workers, 60); got != tc.want {
+			t.Errorf("ModelChartTokens(%d, %v, %d) = %d, want %d", tc.max, tc.rate, tc.workers, got, tc.want)
 		}
 	}
 }

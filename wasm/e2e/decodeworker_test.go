@@ -7,13 +7,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/kvscope/kvscope/core/model/ggufwrite"
+	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 	"github.com/kvscope/kvscope/wasm/internal/site"
 )
@@ -181,12 +184,13 @@ func TestModelCompare(t *testing.T) {
 	}
 }
 
-// TestRecallHeatmapTime (make measure) times the recall heatmap as a
-// visitor meets it on SmolLM2-135M-shaped files (4 layers, and the full
-// 30): the model plays for ten seconds (the page learns its decode rate,
-// from which the heatmap chooses its story's length), is paused, and the
-// heatmap runs from the click to its last cell.
-func TestRecallHeatmapTime(t *testing.T) {
+// TestRealModelFigures (make measure) times the memory-versus-fidelity
+// chart and the recall heatmap as a visitor meets them on
+// SmolLM2-135M-shaped files (4 layers, and the full 30): the model plays
+// for ten seconds (the page learns its decode rate, from which both
+// choose their text's length), is paused, the heatmap runs from the click
+// to its last cell, then the chart is opened and filled.
+func TestRealModelFigures(t *testing.T) {
 	if os.Getenv("KVSCOPE_MEASURE") == "" {
 		t.Skip("a measurement: make measure (KVSCOPE_MEASURE=1)")
 	}
@@ -206,6 +210,53 @@ func TestRecallHeatmapTime(t *testing.T) {
 		tb.do(`document.getElementById("breaks").open = true; document.getElementById("breaks-task").value = "name"; document.getElementById("breaks-run").click()`)
 		tb.waitJS(`(b => b && (b.Done === b.Len && b.Len > 0 || b.Err))(JSON.parse(window.kvscope.state()).breaks)`, 9*time.Minute)
 		t.Logf("SmolLM2-135M shape, %d layers: heatmap in %.1f s from the click; %s", layers, time.Since(t0).Seconds(), domText(tb, "breaks-status"))
+		t0 = time.Now()
+		tb.do(`document.getElementById("chartbox").open = true`)
+		tb.waitJS(`window.kvscopeSweepMs !== undefined`, 9*time.Minute)
+		t.Logf("SmolLM2-135M shape, %d layers: chart in %.1f s from opening it; %s", layers, time.Since(t0).Seconds(), domText(tb, "chart-status"))
 		tb.close()
 	}
+}
+
+// A real model's chart runs sim.ModelChartGrid: every policy of
+// sim.ModelChartPolicies at three budgets, on the text length the page
+// chose from the model's speed, which its status line names.
+func TestModelChart(t *testing.T) {
+	needModel(t)
+	tb := open(t, "mode=model&mtokens=96&play=1&speed=240")
+	tb.waitJS(`(s => s.step >= s.tokens)(JSON.parse(window.kvscope.state()))`, 2*time.Minute)
+	tb.do(`document.getElementById("chartbox").open = true`)
+	tb.waitJS(`window.kvscopeSweepMs !== undefined`, 3*time.Minute)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(tb.eval(`JSON.stringify(window.kvscopeChart.rows())`)), &rows); err != nil {
+		t.Fatal(err)
+	}
+	var req struct {
+		MaxTokens int      `json:"maxTokens"`
+		Grid      sim.Grid `json:"grid"`
+	}
+	if err := json.Unmarshal([]byte(tb.eval(`window.kvscope.config()`)), &req); err != nil {
+		t.Fatal(err)
+	}
+	want := sim.ModelChartGrid(req.MaxTokens)
+	if !slices.Equal(req.Grid.Policies, want.Policies) || !slices.Equal(req.Grid.Budgets, want.Budgets) {
+		t.Fatalf("the chart asks for %+v; want %+v", req.Grid, want)
+	}
+	seen := map[string]int{}
+	for _, r := range rows {
+		seen[r["policy"].(string)]++
+		if r["ppl"].(float64) <= 0 {
+			t.Errorf("row %v without a perplexity", r)
+		}
+	}
+	for _, p := range want.Policies {
+		if seen[p] != len(want.Budgets) {
+			t.Errorf("%s: %d points, want %d (rows %v)", p, seen[p], len(want.Budgets), seen)
+		}
+	}
+	status := tb.eval(`document.getElementById("chart-status").textContent`)
+	if !strings.Contains(status, strconv.Itoa(req.MaxTokens)+"-token text") {
+		t.Errorf("the status line %q does not name the %d-token text", status, req.MaxTokens)
+	}
+	t.Logf("chart: %d rows on a %d-token text; %s", len(rows), req.MaxTokens, status)
 }
