@@ -86,7 +86,9 @@ type decodeMsg struct {
 // decodeRequest queues an open, goal or layer message for the decode loop,
 // starting the loop on first use.
 func (w *worker) decodeRequest(kind, payload string) {
-	var m decodeMsg
+	// Settings a message leaves out take kvscope's defaults, as a sweep
+	// request's do.
+	m := decodeMsg{Settings: &session.Settings{Config: sim.DefaultConfig()}}
 	if !w.decode(kind, payload, &m) {
 		return
 	}
