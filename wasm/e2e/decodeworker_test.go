@@ -260,3 +260,64 @@ func TestModelChart(t *testing.T) {
 	}
 	t.Logf("chart: %d rows on a %d-token text; %s", len(rows), req.MaxTokens, status)
 }
+
+// rendererPeakMB returns the largest peak resident size (VmHWM) among
+// Chromium's renderer processes, MiB: the page's tab with its workers
+// (threads of the tab's process), when no other tab is open.
+func rendererPeakMB(t *testing.T) float64 {
+	ds, _ := os.ReadDir("/proc")
+	best := 0.0
+	for _, d := range ds {
+		cmd, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(cmd), "--type=renderer") {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + d.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(st), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+				best = max(best, kb/1024)
+			}
+		}
+	}
+	return best
+}
+
+// TestRealShapeMemory (make measure) reports the peak memory of the page
+// and all its workers (the tab's renderer process, Linux only) with
+// SmolLM2-135M's full shape: opened by link, 15 s of play, then the recall
+// heatmap (which starts the second decoding worker); with
+// KVSCOPE_OLD_STATIC, the same on that build, in a fresh browser process
+// each so the peaks are the tab's own.
+func TestRealShapeMemory(t *testing.T) {
+	if os.Getenv("KVSCOPE_MEASURE") == "" {
+		t.Skip("a measurement: make measure (KVSCOPE_MEASURE=1)")
+	}
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	src := serveFile(t, shapeFile(t, smolShape(30)))
+	builds := []struct{ name, url string }{{"this build", serverURL}}
+	if old := os.Getenv("KVSCOPE_OLD_STATIC"); old != "" {
+		srv := httptest.NewServer(site.Handler(old))
+		t.Cleanup(srv.Close)
+		builds = append(builds, struct{ name, url string }{"old build", srv.URL})
+	}
+	for _, b := range builds {
+		tb := freshTab(t, viewW, viewH, 1, 10*time.Minute)
+		if err := chromedp.Do(tb.ctx, chromedp.Navigate(b.url+"/#play=1&speed=240&mtokens=256&model="+src)); err != nil {
+			t.Fatal(err)
+		}
+		tb.waitJS(`window.kvscope && (s => s.mode === "model" && s.model.loaded && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, 4*time.Minute)
+		time.Sleep(15 * time.Second)
+		playing := rendererPeakMB(t)
+		tb.do(`document.getElementById("breaks").open = true; document.getElementById("breaks-task").value = "name"; document.getElementById("breaks-run").click()`)
+		time.Sleep(20 * time.Second)
+		t.Logf("SmolLM2-135M shape, %s: peak of the tab's process %.0f MiB after 15 s of play, %.0f MiB with the heatmap running", b.name, playing, rendererPeakMB(t))
+		tb.close()
+		time.Sleep(2 * time.Second)
+	}
+}
