@@ -78,14 +78,12 @@ func (a *app) start(link string) {
 	switch {
 	case n == 0:
 		if a.les.l != nil {
-			a.les = lessonState{v: a.les.v + 1}
+			a.les.begin(nil)
 		}
-	case a.les.l == nil || a.les.l.N != n || a.les.phase == lessonOff:
-		l, _ := lesson.Get(n)
-		a.les = lessonState{l: l, phase: lessonSettling, v: a.les.v + 1}
 	default:
-		a.les.phase, a.les.claim = lessonSettling, ""
-		a.les.v++
+		// A lesson's link, opened or opened again: measured from its start.
+		l, _ := lesson.Get(n)
+		a.les.begin(l)
 	}
 	if n > 0 && strings.TrimSpace(link) == "" {
 		// "#lesson=N" alone opens the lesson's own state; a link with more
