@@ -62,16 +62,21 @@ var lessonWords = lesson.Words{
 }
 
 // splitLesson removes "lesson=N" from a link, returning the rest and N
-// (0 when absent or not a lesson number).
-func splitLesson(link string) (rest string, n int) {
+// (0 when absent), and a notice when the link names no lesson kvscope has.
+func splitLesson(link string) (rest string, n int, bad []view.Notice) {
 	link = strings.TrimLeft(link, "#?")
 	var keep []string
 	for _, part := range strings.Split(link, "&") {
 		if v, ok := strings.CutPrefix(part, "lesson="); ok {
-			if k, err := strconv.Atoi(v); err == nil {
-				if _, err := lesson.Get(k); err == nil {
-					n = k
-				}
+			k, err := strconv.Atoi(v)
+			if err == nil {
+				_, err = lesson.Get(k)
+			}
+			if err != nil {
+				bad = append(bad, view.Notice{Key: "lesson", Value: v,
+					Msg: fmt.Sprintf("not a lesson: the lessons are 1 to %d; opened the page without one", len(lesson.All()))})
+			} else {
+				n = k
 			}
 			continue
 		}
@@ -79,7 +84,7 @@ func splitLesson(link string) (rest string, n int) {
 			keep = append(keep, part)
 		}
 	}
-	return strings.Join(keep, "&"), n
+	return strings.Join(keep, "&"), n, bad
 }
 
 // openLesson applies lesson n's state (on top of the page's defaults) and
@@ -96,6 +101,10 @@ func (a *app) openLesson(n int) {
 		return
 	}
 	window.Get("localStorage").Call("setItem", "kvscope.lessons", "seen")
+	if offer := byID("offer"); offer.Truthy() && !offer.Get("hidden").Bool() {
+		offer.Set("hidden", true) // the lessons are open: the first visit's offer of them is answered
+		a.layoutDirty = true
+	}
 	a.les.begin(l)
 	a.start(l.Link() + "&lesson=" + strconv.Itoa(n))
 }

@@ -74,7 +74,7 @@ func initialLink() string {
 // engines. It runs when the page opens and again whenever the visitor
 // navigates the open tab to another link (hashchange).
 func (a *app) start(link string) {
-	link, n := splitLesson(link)
+	link, n, bad := splitLesson(link)
 	switch {
 	case n == 0:
 		if a.les.l != nil {
@@ -93,7 +93,7 @@ func (a *app) start(link string) {
 	st, ns := view.Decode(link)
 	a.mdl.failed = nil // a link opened again tries its model again
 	a.clearNotices()
-	if len(ns) > 0 {
+	if ns = append(bad, ns...); len(ns) > 0 {
 		a.addNotices(view.Notice{Msg: "This link had settings kvscope cannot use as given; they were adjusted:"})
 		a.addNotices(ns...)
 	}

@@ -244,3 +244,35 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// A link to a lesson kvscope does not have says so in the notices, and
+// opens the page without a lesson.
+func TestLessonLinkNotices(t *testing.T) {
+	for _, v := range []string{"99", "abc", "0"} {
+		t.Run(v, func(t *testing.T) {
+			tb := open(t, "play=0&lesson="+v)
+			tb.waitJS(fmt.Sprintf(`!document.getElementById("notices").hidden && document.getElementById("notices").textContent.includes(%q)`, `lesson="`+v+`"`), 10*time.Second)
+			if tb.eval(`document.getElementById("lesson").hidden ? "" : "shown"`) != "" {
+				t.Error("a lesson card opened")
+			}
+		})
+	}
+}
+
+// The header's Lessons button, pressed while the first visit's offer of
+// the lessons is on screen, answers the offer: it goes, and lesson 1 opens.
+func TestLessonsButtonAnswersTheOffer(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	tb := freshTab(t, viewW, viewH, 1, 90*time.Second)
+	tb.visit("")
+	tb.waitJS(`!document.getElementById("offer").hidden`, 5*time.Second)
+	if err := chromedp.Do(tb.ctx, chromedp.Click(chromedp.ID("lessons"))); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitLessonPhase(1, 2, 60*time.Second)
+	if tb.eval(`document.getElementById("offer").hidden ? "" : "shown"`) != "" {
+		t.Error("the offer stays on screen above the lesson")
+	}
+}
