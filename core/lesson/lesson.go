@@ -236,15 +236,22 @@ func join(parts []string) string {
 }
 
 // names are the measures beyond the fidelity measures (sim.Measures,
-// which name themselves) as a claim calls them.
+// which name themselves) as a claim calls them: "memory stored" as the
+// page's memory bar labels what the cache stores at the step shown.
 var names = map[string]string{
-	"bytes": "memory", "payload": "the codes", "overhead": "the bookkeeping", "step": "the history",
+	"bytes": "memory stored", "payload": "the codes", "overhead": "the bookkeeping", "step": "the history",
 }
 
-// nameOf is what a claim calls a measure.
+// nameOf is what a claim calls a measure: a fidelity measure by its label
+// and its kind, over the run (Numbers holds the run's means, and the
+// page's fidelity table heads the column of the same figures so), but
+// perplexity, which is of the whole text.
 func nameOf(metric string) string {
 	if m, ok := sim.FindMeasure(metric); ok {
-		return m.Label
+		if metric == "ppl" {
+			return m.Label
+		}
+		return m.Label + " " + sim.OverTheRun
 	}
 	return names[metric]
 }

@@ -174,7 +174,7 @@ func TestTrackerAnswersEveryMove(t *testing.T) {
 	}{
 		{3, "sink", "2", Toward, []string{"Sink tokens at 2 is part of the way from 0 to the 4 the lesson asks for.", "With 2 sink tokens", "Go on to 4."}},
 		{3, "sink", "10", Beyond, []string{"Sink tokens at 10 is past the 4 the lesson asks for.", "With 10 sink tokens", "Set it to 4"}},
-		{9, "recent", "100", Away, []string{"Recent window at 100 went the other way: the lesson asks for 8, from 64.", "Top-1 agreement rose", "Try 8."}},
+		{9, "recent", "100", Away, []string{"Recent window at 100 went the other way: the lesson asks for 8, from 64.", "Top-1 agreement over the run rose", "Try 8."}},
 		{2, "policy", "h2o", Away, []string{"Policy set to H2O is another choice: the lesson asks for window only, from full.", "from full. Attention mass kept ", "Try window only."}},
 		{1, "at", "300", Toward, []string{"Step at 300 tokens is part of the way from 256 tokens to the 512 tokens", "From 256 tokens to 300 tokens", "Go on to 512 tokens."}},
 		{10, "policy", "h2o", Away, []string{"That is not the point the lesson asks for.", "Try again: pick, on the chart,"}},

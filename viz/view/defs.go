@@ -55,7 +55,7 @@ var (
 
 // pageDefs are the definitions of the page's own figures and controls.
 var pageDefs = map[string]Definition{
-	"meankl": {"mean next-token KL",
+	"meankl": {"next-token KL " + sim.OverTheRun,
 		"the next-token KL averaged over every decoded step so far",
 		"Lower is better",
 		"A steadier summary of how far the compressed cache's predictions drift."},

@@ -20,6 +20,7 @@ import (
 	"github.com/kvscope/kvscope/core/lesson"
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/view"
 )
 
 // A lesson answers from its own start to where the learner ends, however
@@ -136,6 +137,41 @@ func TestLessonAnswersOtherMoves(t *testing.T) {
 				t.Error("Next is offered as if the asked move were done")
 			}
 		})
+	}
+}
+
+// quotedOnScreen checks that each fidelity figure lesson l's claim quotes
+// is on screen as the learner ends: the same number under the same label
+// and kind — the fidelity table's column over the run, or a real model's
+// figures over the run under its texts.
+func (tb *tab) quotedOnScreen(l *lesson.Lesson, claim string) {
+	tb.t.Helper()
+	nospace := func(s string) string { return strings.ReplaceAll(s, " ", "") }
+	for _, e := range l.Expect {
+		m, ok := sim.FindMeasure(e.Metric)
+		if !ok || e.Metric == "ppl" {
+			continue // memory and perplexity are not fidelity figures of a kind
+		}
+		var id, label string
+		switch k := view.MetricOf(e.Metric); {
+		case k >= 0:
+			id = fmt.Sprintf("mr-0-%d", k)
+			label = tb.eval(fmt.Sprintf(`document.querySelector("#metric-rows tr:nth-child(%d) th").textContent + " " + document.querySelector("#metric-head tr.kinds th:nth-child(2)").textContent`, k+1))
+		case e.Metric == "top1":
+			id, label = "agree", tb.eval(`document.getElementById("agree").parentElement.firstChild.textContent.trim()`)
+		case e.Metric == "next_kl":
+			id, label = "kl-mean", tb.eval(`document.getElementById("kl-mean").parentElement.firstChild.textContent.trim()`)
+		default:
+			tb.t.Errorf("the page shows no %s over the run", e.Metric)
+			continue
+		}
+		fig := domText(tb, id)
+		if want := m.Label + " " + sim.OverTheRun; label != want {
+			tb.t.Errorf("the page labels %s %q, want %q", e.Metric, label, want)
+		}
+		if !strings.Contains(strings.ToLower(claim), strings.ToLower(label)) || !strings.Contains(nospace(claim), nospace(fig)) {
+			tb.t.Errorf("the claim %q does not quote the page's %s, %s", claim, label, fig)
+		}
 	}
 }
 
