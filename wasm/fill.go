@@ -58,10 +58,10 @@ func (a *app) fillTechniques() {
 		dt.Set("id", "learn-"+p.Name)
 		dt.Set("textContent", p.Title)
 		dd := document.Call("createElement", "dd")
-		dd.Set("textContent", p.Help)
+		writeProse(dd, p.Help)
 		if p.Paper != "" {
 			c := document.Call("createElement", "cite")
-			c.Set("textContent", p.Paper)
+			writeProse(c, p.Paper)
 			dd.Call("append", " ", c)
 		}
 		dl.Call("insertBefore", dt, first)
@@ -99,6 +99,28 @@ func (a *app) describeTerms() {
 		if d, ok := defs[el.Get("dataset").Get("def").String()]; ok {
 			el.Call("setAttribute", "aria-description", d.Formula+". "+d.Better+". "+d.Meaning)
 		}
+	}
+}
+
+// writeProse writes text into el with its terms (view.Terms) marked as
+// the page's defined figures are: hovered or focused, each shows its
+// definition.
+func writeProse(el js.Value, text string) {
+	el.Set("textContent", "")
+	for _, sp := range view.MarkTerms(text) {
+		if sp.Def == "" {
+			el.Call("append", sp.Text)
+			continue
+		}
+		t := document.Call("createElement", "span")
+		t.Set("className", "term")
+		t.Call("setAttribute", "tabindex", "0")
+		t.Get("dataset").Set("def", sp.Def)
+		if d, ok := view.Definitions()[sp.Def]; ok {
+			t.Call("setAttribute", "aria-description", d.Formula+". "+d.Better+". "+d.Meaning)
+		}
+		t.Set("textContent", sp.Text)
+		el.Call("append", t)
 	}
 }
 

@@ -206,8 +206,8 @@ func (a *app) writeLesson() {
 	if note := view.LessonSinkNote(a.mdl.name, a.mdl.sinks); l.Sinks && note != "" {
 		notice += " " + note
 	}
-	byID("lesson-notice").Set("textContent", notice)
-	byID("lesson-ask").Set("textContent", l.Action.Ask)
+	writeProse(byID("lesson-notice"), notice)
+	writeProse(byID("lesson-ask"), l.Action.Ask)
 	res := byID("lesson-result")
 	switch {
 	case ls.phase == lesson.Settling && ls.ans.Text != "":
