@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kvscope/kvscope/core/sim"
 )
 
 // ChartBudget is the memory budget of the chart lesson: 40 KiB.
@@ -104,6 +106,6 @@ func chartClaim(l *Lesson, _ string, before, after Numbers) string {
 		within = "over"
 	}
 	return "Your pick stores " + Format("bytes", float64(after.Bytes)) + ", " + within + " the " + Format("bytes", float64(l.Budget)) +
-		" budget, and keeps " + Format("mass", after.Mass) + " of the attention mass; the window you started from stored " +
+		" budget, and keeps " + Format("mass", after.Mass) + " of the attention mass " + sim.OverTheRun + "; the window you started from stored " +
 		Format("bytes", float64(before.Bytes)) + " and kept " + Format("mass", before.Mass) + "."
 }

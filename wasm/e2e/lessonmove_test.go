@@ -189,6 +189,30 @@ func lessonTab(t *testing.T, n int) *tab {
 	return tb
 }
 
+// The chart lesson answers a pick of another point than the one it asks
+// for: what the pick stores and keeps against the budget, and to try
+// again.
+func TestChartLessonOtherPick(t *testing.T) {
+	l, _ := lesson.Get(10)
+	tb := lessonTab(t, l.N)
+	pick := map[string]string{"policy": "streaming", "sink": "4", "recent": "28"}
+	b, _ := json.Marshal(pick)
+	tb.do(fmt.Sprintf(`window.kvscope.applySettings(%q)`, string(b)))
+	var vals []string
+	for _, s := range l.Asked() {
+		v, ok := pick[s.Key]
+		if !ok {
+			v = l.Start(s.Key)
+		}
+		vals = append(vals, v)
+	}
+	got := tb.waitLessonAnswer(l.N, strings.Join(vals, "&"))
+	t.Log(got)
+	if mv := tb.eval(`JSON.parse(window.kvscope.state()).lesson.move`); mv != "away" || !strings.Contains(got, "budget") || !strings.Contains(got, "Try again") {
+		t.Errorf("another point (%s): %q", mv, got)
+	}
+}
+
 // waitLessonAnswer waits until lesson n answers the state where its asked
 // settings read value and the runs have caught up, and returns the answer
 // as the card shows it (which must be the state's).
