@@ -13,8 +13,9 @@ import (
 )
 
 // Guided lessons (core/lesson): the page opens a lesson's state, shows
-// what to notice and the one thing to do, measures the numbers before and
-// after the learner does it, and writes the claim from those numbers.
+// what to notice and the one thing to do, and shows each state it settles
+// on to the lesson's tracker, which measures the lesson's start and
+// answers every move of the learner from it.
 
 // lessonState is the open lesson: its tracker (core/lesson) measures the
 // lesson's start and answers every move from it.
