@@ -389,12 +389,6 @@ func (a *app) setField(key, value string) {
 	a.addNotices(view.Set(&next, key, value)...)
 	a.apply(next, a.cur())
 	a.reflect()
-	// Another setting moved while a lesson waits for its action: measure
-	// its starting point again, so the claim compares like with like.
-	if a.les.phase == lessonAsking && !a.lessonActionDone() {
-		a.les.phase = lessonSettling
-		a.les.v++
-	}
 }
 
 func (a *app) applyPreset(name string) {

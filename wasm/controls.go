@@ -223,9 +223,15 @@ func (a *app) reflect() {
 			}
 		}
 		if c.out.Truthy() {
+			if f, _, ok := view.Lookup(c.key); ok && f.Unit != "" {
+				v += " " + f.Unit
+			}
 			c.out.Set("textContent", v)
 		}
 	}
+	// Reset decodes again from the end of the prompt (a run never stops
+	// inside it): its title says which step that is.
+	byID("reset").Set("title", fmt.Sprintf("Decode again from the end of the prompt, step %d (R)", a.runPrompt))
 	byID("layer").Set("max", a.layers()-1)
 	byID("mlayer").Set("max", a.layers()-1)
 	a.reflectMode()

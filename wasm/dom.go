@@ -51,7 +51,7 @@ type page struct {
 	stepInfo, summary             *text
 	names, axes, memRatio, scales [2]*text
 	memLabels                     [2][3]*text
-	metricVals                    [2][]*text // per view.Metrics
+	metricVals, metricRuns        [2][]*text // per view.Metrics: this step, and over the run
 	playBtn                       js.Value
 	tooltip                       js.Value
 	tipLast                       string

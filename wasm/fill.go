@@ -58,10 +58,10 @@ func (a *app) fillTechniques() {
 		dt.Set("id", "learn-"+p.Name)
 		dt.Set("textContent", p.Title)
 		dd := document.Call("createElement", "dd")
-		dd.Set("textContent", p.Help)
+		writeProse(dd, p.Help)
 		if p.Paper != "" {
 			c := document.Call("createElement", "cite")
-			c.Set("textContent", p.Paper)
+			writeProse(c, p.Paper)
 			dd.Call("append", " ", c)
 		}
 		dl.Call("insertBefore", dt, first)
@@ -102,20 +102,65 @@ func (a *app) describeTerms() {
 	}
 }
 
+// writeProse writes text into el with its terms (view.Terms) marked as
+// the page's defined figures are: hovered or focused, each shows its
+// definition.
+func writeProse(el js.Value, text string) {
+	el.Set("textContent", "")
+	for _, sp := range view.MarkTerms(text) {
+		if sp.Def == "" {
+			el.Call("append", sp.Text)
+			continue
+		}
+		t := document.Call("createElement", "span")
+		t.Set("className", "term")
+		t.Call("setAttribute", "tabindex", "0")
+		t.Get("dataset").Set("def", sp.Def)
+		if d, ok := view.Definitions()[sp.Def]; ok {
+			t.Call("setAttribute", "aria-description", d.Formula+". "+d.Better+". "+d.Meaning)
+		}
+		t.Set("textContent", sp.Text)
+		el.Call("append", t)
+	}
+}
+
 // fillMetricRows writes the fidelity table: one row per measure it shows
-// (view.Metrics), named and defined by the measure's description.
+// (view.Metrics), named and defined by the measure's description, with
+// each side's figure this step, over the run (what the lessons quote) and
+// its history, under heads naming those kinds as sim does.
 func (a *app) fillMetricRows() {
+	var h strings.Builder
+	h.WriteString(`<tr><th scope="col" rowspan="2">metric</th><th scope="colgroup" colspan="3">A</th><th scope="colgroup" colspan="3" class="colB" hidden>B</th></tr><tr class="kinds">`)
+	for _, cls := range []string{"", ` class="colB" hidden`} {
+		hist := strings.Replace(cls, `class="`, `class="hist `, 1)
+		if hist == "" {
+			hist = ` class="hist"`
+		}
+		fmt.Fprintf(&h, `<th scope="col"%s>%s</th><th scope="col"%s>%s</th><th scope="col"%s>history</th>`,
+			cls, sim.ThisStep, cls, sim.OverTheRun, hist)
+	}
+	h.WriteString(`</tr>`)
+	byID("metric-head").Set("innerHTML", h.String())
 	var b strings.Builder
 	for k, m := range view.Metrics {
-		fmt.Fprintf(&b, `<tr><th scope="row"><span class="term" tabindex="0" data-def="%s">%s</span></th><td class="val" id="mv-0-%d"></td><td><div class="hole spark" id="spark-0-%d"></div></td>`+
-			`<td class="val colB" id="mv-1-%d" hidden></td><td class="colB" hidden><div class="hole spark" id="spark-1-%d"></div></td></tr>`,
-			m.Key, html.EscapeString(m.Label), k, k, k, k)
+		fmt.Fprintf(&b, `<tr><th scope="row"><span class="term" tabindex="0" data-def="%s">%s</span></th>`, m.Key, html.EscapeString(m.Label))
+		for i, cls := range []string{"", " colB"} {
+			hide := ""
+			if i == 1 {
+				hide = " hidden"
+			}
+			fmt.Fprintf(&b, `<td class="val%s" id="mv-%d-%d"%s></td><td class="val run%s" id="mr-%d-%d"%s></td><td class="hist%s"%s><div class="hole spark" id="spark-%d-%d"></div></td>`,
+				cls, i, k, hide, cls, i, k, hide, cls, hide, i, k)
+		}
+		b.WriteString(`</tr>`)
 	}
 	byID("metric-rows").Set("innerHTML", b.String())
 	for i := 0; i < 2; i++ {
 		a.pg.metricVals[i] = make([]*text, len(view.Metrics))
+		a.pg.metricRuns[i] = make([]*text, len(view.Metrics))
 		for k := range view.Metrics {
 			a.pg.metricVals[i][k] = newText(fmt.Sprintf("mv-%d-%d", i, k))
+			a.pg.metricRuns[i][k] = newText(fmt.Sprintf("mr-%d-%d", i, k))
 		}
 	}
 }

@@ -12,41 +12,71 @@ import (
 )
 
 // Guided lessons (core/lesson): the page opens a lesson's state, shows
-// what to notice and the one thing to do, measures the numbers before and
-// after the learner does it, and writes the claim from those numbers.
+// what to notice and the one thing to do, and shows each state it settles
+// on to the lesson's tracker, which measures the lesson's start and
+// answers every move of the learner from it.
 
-// lessonPhase is where the learner is in the open lesson.
-type lessonPhase int
-
-const (
-	lessonOff      lessonPhase = iota // no lesson open
-	lessonSettling                    // the lesson's state is replaying; "before" not measured yet
-	lessonAsking                      // measured; waiting for the action
-	lessonActing                      // the action is done; waiting for the run to replay
-	lessonDone                        // the claim is shown
-)
-
-// lessonState is the open lesson.
+// lessonState is the open lesson: its tracker (core/lesson) measures the
+// lesson's start and answers every move from it.
 type lessonState struct {
 	l      *lesson.Lesson
-	phase  lessonPhase
-	before lesson.Numbers
-	claim  string
-	shownV int // lesson card version written to the DOM
-	v      int // bumps when the card changes
+	tr     *lesson.Tracker
+	phase  lesson.Phase  // 0: no lesson open
+	ans    lesson.Answer // the tracker's answer for the state last observed
+	seenV  int           // the page's version last observed
+	shownV int           // lesson card version written to the DOM
+	v      int           // bumps when the card changes
+}
+
+// begin opens lesson l (nil: none) from its start: nothing measured yet.
+func (ls *lessonState) begin(l *lesson.Lesson) {
+	*ls = lessonState{l: l, v: ls.v + 1, seenV: -1}
+	if l != nil {
+		ls.tr, ls.phase = lesson.NewTracker(l, lessonWords), lesson.Settling
+	}
+}
+
+// lessonWords name the page's settings in a lesson's answers as the
+// controls do: a field's label, a menu entry's label, on or off.
+var lessonWords = lesson.Words{
+	Label: func(key string) string {
+		if f, _, ok := view.Lookup(key); ok {
+			return f.Label
+		}
+		return ""
+	},
+	Value: func(key, value string) string {
+		if f, _, ok := view.Lookup(key); ok && f.Kind == view.Bool {
+			if value == "1" {
+				return "on"
+			}
+			return "off"
+		}
+		for _, o := range view.Menu(key) {
+			if o.Value == value {
+				return o.Label
+			}
+		}
+		return ""
+	},
 }
 
 // splitLesson removes "lesson=N" from a link, returning the rest and N
-// (0 when absent or not a lesson number).
-func splitLesson(link string) (rest string, n int) {
+// (0 when absent), and a notice when the link names no lesson kvscope has.
+func splitLesson(link string) (rest string, n int, bad []view.Notice) {
 	link = strings.TrimLeft(link, "#?")
 	var keep []string
 	for _, part := range strings.Split(link, "&") {
 		if v, ok := strings.CutPrefix(part, "lesson="); ok {
-			if k, err := strconv.Atoi(v); err == nil {
-				if _, err := lesson.Get(k); err == nil {
-					n = k
-				}
+			k, err := strconv.Atoi(v)
+			if err == nil {
+				_, err = lesson.Get(k)
+			}
+			if err != nil {
+				bad = append(bad, view.Notice{Key: "lesson", Value: v,
+					Msg: fmt.Sprintf("not a lesson: the lessons are 1 to %d; opened the page without one", len(lesson.All()))})
+			} else {
+				n = k
 			}
 			continue
 		}
@@ -54,14 +84,14 @@ func splitLesson(link string) (rest string, n int) {
 			keep = append(keep, part)
 		}
 	}
-	return strings.Join(keep, "&"), n
+	return strings.Join(keep, "&"), n, bad
 }
 
 // openLesson applies lesson n's state (on top of the page's defaults) and
 // shows its card; n = 0 closes the lesson card.
 func (a *app) openLesson(n int) {
 	if n == 0 {
-		a.les = lessonState{v: a.les.v + 1}
+		a.les.begin(nil)
 		a.writeURL()
 		return
 	}
@@ -71,54 +101,68 @@ func (a *app) openLesson(n int) {
 		return
 	}
 	window.Get("localStorage").Call("setItem", "kvscope.lessons", "seen")
-	a.les = lessonState{l: l, phase: lessonSettling, v: a.les.v + 1}
+	if offer := byID("offer"); offer.Truthy() && !offer.Get("hidden").Bool() {
+		offer.Set("hidden", true) // the lessons are open: the first visit's offer of them is answered
+		a.layoutDirty = true
+	}
+	a.les.begin(l)
 	a.start(l.Link() + "&lesson=" + strconv.Itoa(n))
 }
 
-// lessonTick advances the open lesson once per frame: it measures the
-// state before the action once the lesson's run has caught up, notices the
-// action (a control set to the asked value, or the step reached), and
-// writes the claim once the run after it has caught up.
+// lessonTick shows the open lesson's tracker each state the page settles
+// on (once per change of what is shown, when the runs have caught up) and
+// keeps the card's phase: measuring while a run catches up, then the
+// tracker's answer.
 func (a *app) lessonTick() {
 	ls := &a.les
-	if ls.l == nil || a.replaying() || a.sides[0].snap == nil || a.active() == 0 {
+	if ls.l == nil || a.sides[0].snap == nil || a.active() == 0 || ls.l.Model() != a.st.ModelMode() {
 		return
 	}
-	if ls.l.Model() != a.st.ModelMode() {
+	if a.replaying() {
+		p := lesson.Settling
+		if ls.tr.Measured() {
+			p = lesson.Measuring
+		}
+		if ls.phase != p {
+			ls.phase = p
+			ls.v++
+		}
 		return
 	}
-	switch ls.phase {
-	case lessonSettling:
-		ls.before = a.lessonNumbers()
-		ls.phase = lessonAsking
-		ls.v++
-	case lessonAsking:
-		if a.lessonActionDone() {
-			ls.phase = lessonActing
-			ls.v++
+	if ls.seenV == a.version {
+		return
+	}
+	ls.seenV = a.version
+	get := func(key string) string {
+		if key == "at" {
+			return strconv.Itoa(a.pos())
 		}
-	case lessonActing:
-		if !a.lessonActionDone() {
-			ls.phase = lessonAsking // moved away again before the run caught up
-			ls.v++
-			return
-		}
-		after := a.lessonNumbers()
-		ls.claim = ls.l.Claim(ls.before, after)
-		ls.phase = lessonDone
+		return view.Get(&a.st, key)
+	}
+	ans := ls.tr.Observe(get, a.lessonBasis(), a.lessonNumbers)
+	if ans != ls.ans || ans.Phase != ls.phase {
+		ls.ans, ls.phase = ans, ans.Phase
 		ls.v++
 	}
 }
 
-// lessonActionDone reports whether the page's settings (or its step)
-// now read what the lesson asked.
-func (a *app) lessonActionDone() bool {
+// lessonBasis is what the open lesson's numbers depend on besides the
+// settings it asks for, as the tracker compares it: A's configuration and
+// the real-model run's settings with the asked settings at the lesson's
+// start, and the step shown (unless the step is what it asks for). How
+// the page shows the run (playing, speed, layer, side B) is not part of it.
+func (a *app) lessonBasis() string {
 	l := a.les.l
-	key := l.Action.Key
-	if key == "at" {
-		return l.Done("at", strconv.Itoa(a.pos()))
+	s := a.st
+	at := a.pos()
+	for _, kv := range l.Asked() {
+		if kv.Key == "at" {
+			at = 0
+			continue
+		}
+		view.Set(&s, kv.Key, l.Start(kv.Key))
 	}
-	return l.Done(key, view.Get(&a.st, key))
+	return fmt.Sprintf("%+v|%s|%q|%d|%t|%q|%d", s.A, s.Mode, s.Text, s.MaxTok, s.Repos, s.Source, at)
 }
 
 // lessonNumbers measures the state shown, as the lesson's claim reads it.
@@ -164,25 +208,28 @@ func (a *app) writeLesson() {
 	if note := view.LessonSinkNote(a.mdl.name, a.mdl.sinks); l.Sinks && note != "" {
 		notice += " " + note
 	}
-	byID("lesson-notice").Set("textContent", notice)
-	byID("lesson-ask").Set("textContent", l.Action.Ask)
+	writeProse(byID("lesson-notice"), notice)
+	writeProse(byID("lesson-ask"), l.Action.Ask)
 	res := byID("lesson-result")
-	switch ls.phase {
-	case lessonSettling:
+	switch {
+	case ls.phase == lesson.Settling && ls.ans.Text != "":
+		res.Set("textContent", ls.ans.Text) // moved before the start was measured
+	case ls.phase == lesson.Settling:
 		res.Set("textContent", "Measuring the starting point…")
-	case lessonAsking:
+	case ls.phase == lesson.Asking:
 		res.Set("textContent", "Your move: the measured answer will appear here.")
-	case lessonActing:
+	case ls.phase == lesson.Measuring:
 		res.Set("textContent", "Measuring what changed…")
-	case lessonDone:
-		res.Set("textContent", ls.claim)
+	case ls.phase == lesson.Answered:
+		res.Set("textContent", ls.ans.Text)
 	}
 	card.Get("dataset").Set("phase", strconv.Itoa(int(ls.phase)))
 	card.Get("dataset").Set("n", strconv.Itoa(l.N))
+	card.Get("dataset").Set("move", ls.ans.Move.String())
 	byID("lesson-prev").Set("disabled", l.N <= 1)
 	next := byID("lesson-next")
 	next.Set("disabled", l.N >= len(lesson.All()))
-	if ls.phase == lessonDone {
+	if ls.phase == lesson.Answered && ls.ans.Move == lesson.Reached {
 		next.Get("classList").Call("add", "go")
 	} else {
 		next.Get("classList").Call("remove", "go")
@@ -207,5 +254,12 @@ func (a *app) publicLesson() *view.PageLesson {
 	if ls.l == nil {
 		return nil
 	}
-	return &view.PageLesson{N: ls.l.N, Phase: int(ls.phase), Claim: ls.claim}
+	pl := &view.PageLesson{N: ls.l.N, Phase: int(ls.phase)}
+	if ls.phase == lesson.Answered || ls.phase == lesson.Settling {
+		pl.Claim = ls.ans.Text
+	}
+	if ls.phase == lesson.Answered || ls.phase == lesson.Asking {
+		pl.Move, pl.Value = ls.ans.Move.String(), ls.ans.Value
+	}
+	return pl
 }

@@ -74,18 +74,16 @@ func initialLink() string {
 // engines. It runs when the page opens and again whenever the visitor
 // navigates the open tab to another link (hashchange).
 func (a *app) start(link string) {
-	link, n := splitLesson(link)
+	link, n, bad := splitLesson(link)
 	switch {
 	case n == 0:
 		if a.les.l != nil {
-			a.les = lessonState{v: a.les.v + 1}
+			a.les.begin(nil)
 		}
-	case a.les.l == nil || a.les.l.N != n || a.les.phase == lessonOff:
-		l, _ := lesson.Get(n)
-		a.les = lessonState{l: l, phase: lessonSettling, v: a.les.v + 1}
 	default:
-		a.les.phase, a.les.claim = lessonSettling, ""
-		a.les.v++
+		// A lesson's link, opened or opened again: measured from its start.
+		l, _ := lesson.Get(n)
+		a.les.begin(l)
 	}
 	if n > 0 && strings.TrimSpace(link) == "" {
 		// "#lesson=N" alone opens the lesson's own state; a link with more
@@ -95,7 +93,7 @@ func (a *app) start(link string) {
 	st, ns := view.Decode(link)
 	a.mdl.failed = nil // a link opened again tries its model again
 	a.clearNotices()
-	if len(ns) > 0 {
+	if ns = append(bad, ns...); len(ns) > 0 {
 		a.addNotices(view.Notice{Msg: "This link had settings kvscope cannot use as given; they were adjusted:"})
 		a.addNotices(ns...)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kvscope/kvscope/core/sim"
 	"github.com/kvscope/kvscope/viz/view"
 )
 
@@ -51,12 +52,15 @@ func (a *app) writeDOM() {
 		}
 		pg.memRatio[i].set(mr)
 		pg.scales[i].set(view.ScaleText(c.ProjectSnapshot(s, m, a.st.Context), sideTag(i, a.showB())))
-		for k, t := range pg.metricVals[i] {
-			v := "–"
+		mean := sim.MeanMetrics(s.History)
+		for k := range pg.metricVals[i] {
+			now, run := "–", "–"
 			if a.st.Measured() {
-				v = view.Metric(k).Format(view.Metric(k).Value(&s.Metrics))
+				now = view.Metric(k).Format(view.Metric(k).Value(&s.Metrics))
+				run = view.Metric(k).Format(view.Metric(k).Value(&mean))
 			}
-			t.set(v)
+			pg.metricVals[i][k].set(now)
+			pg.metricRuns[i][k].set(run)
 		}
 		a.rowLabels(i)
 	}

@@ -16,7 +16,7 @@ func ExampleClaim() {
 		panic(err)
 	}
 	fmt.Println(text)
-	// Output: With 4 sink tokens beside the recent window, attention mass kept rose from 36.4 % to 53.6 % and output error fell from 68.2 % to 35.3 %.
+	// Output: With 4 sink tokens beside the recent window, attention mass kept over the run rose from 36.4 % to 53.6 % and output error over the run fell from 68.2 % to 35.3 %.
 }
 
 // A lesson is data the page can act on: its link, the control it asks

@@ -40,10 +40,12 @@ func TestChange(t *testing.T) {
 		before, after float64
 		want          string
 	}{
-		{"mass", 0.43, 0.22, "attention mass kept fell from 43 % to 22 %"},
-		{"mass", 0.22, 0.43, "attention mass kept rose from 22 % to 43 %"},
-		{"mass", 0.4301, 0.4302, "attention mass kept stayed at 43 %"},
-		{"top1", 1, 0.5, "top-1 agreement fell from 100 % to 50 %"},
+		{"mass", 0.43, 0.22, "attention mass kept over the run fell from 43 % to 22 %"},
+		{"mass", 0.22, 0.43, "attention mass kept over the run rose from 22 % to 43 %"},
+		{"mass", 0.4301, 0.4302, "attention mass kept over the run stayed at 43 %"},
+		{"top1", 1, 0.5, "top-1 agreement over the run fell from 100 % to 50 %"},
+		{"ppl", 1.62, 2.05, "perplexity rose from 1.62 to 2.05"}, // of the whole text
+		{"bytes", 512 << 10, 66 << 10, "memory stored fell from 512 KiB to 66 KiB"},
 	} {
 		if got := change(tc.metric, tc.before, tc.after); got != tc.want {
 			t.Errorf("change = %q, want %q", got, tc.want)

@@ -73,7 +73,9 @@ type Lesson struct {
 	// this much.
 	Budget int64 `json:"budget,omitempty"`
 
-	claim func(l *Lesson, before, after Numbers) string
+	// claim writes the claim of a lesson that says more than its
+	// Expects' changes; value is the asked control's value at the end.
+	claim func(l *Lesson, value string, before, after Numbers) string
 }
 
 // Model reports whether the lesson runs the real model.
@@ -131,10 +133,16 @@ func (l *Lesson) Done(key, value string) bool {
 // the word its direction earned ("rose", "fell", "stayed at"). The same
 // numbers give the same text.
 func (l *Lesson) Claim(before, after Numbers) string {
+	return l.claimFor(l.Action.Value, before, after)
+}
+
+// claimFor is Claim for the asked control ending on value, which need not
+// be the value asked (see Tracker).
+func (l *Lesson) claimFor(value string, before, after Numbers) string {
 	if l.claim != nil {
-		return l.claim(l, before, after)
+		return l.claim(l, value, before, after)
 	}
-	return changes(l.Expect, before, after) + "."
+	return upperFirst(changes(measured(l.Expect, before, after), before, after)) + "."
 }
 
 // Claim returns lesson n's claim for the numbers measured before and after
@@ -167,6 +175,19 @@ func (l *Lesson) Holds(before, after Numbers) bool {
 		}
 	}
 	return true
+}
+
+// measured returns the Expects whose measure both states have: all but
+// a perplexity the page has not measured (0).
+func measured(es []Expect, before, after Numbers) []Expect {
+	out := make([]Expect, 0, len(es))
+	for _, e := range es {
+		if e.Metric == "ppl" && (before.PPL == 0 || after.PPL == 0) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // changes joins each expected measure's change: "attention mass kept fell
@@ -215,15 +236,22 @@ func join(parts []string) string {
 }
 
 // names are the measures beyond the fidelity measures (sim.Measures,
-// which name themselves) as a claim calls them.
+// which name themselves) as a claim calls them: "memory stored" as the
+// page's memory bar labels what the cache stores at the step shown.
 var names = map[string]string{
-	"bytes": "memory", "payload": "the codes", "overhead": "the bookkeeping", "step": "the history",
+	"bytes": "memory stored", "payload": "the codes", "overhead": "the bookkeeping", "step": "the history",
 }
 
-// nameOf is what a claim calls a measure.
+// nameOf is what a claim calls a measure: a fidelity measure by its label
+// and its kind, over the run (Numbers holds the run's means, and the
+// page's fidelity table heads the column of the same figures so), but
+// perplexity, which is of the whole text.
 func nameOf(metric string) string {
 	if m, ok := sim.FindMeasure(metric); ok {
-		return m.Label
+		if metric == "ppl" {
+			return m.Label
+		}
+		return m.Label + " " + sim.OverTheRun
 	}
 	return names[metric]
 }

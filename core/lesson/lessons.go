@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kvscope/kvscope/core/sim"
 )
 
 // ChartBudget is the memory budget of the chart lesson: 40 KiB.
@@ -22,7 +24,7 @@ var lessonsJSON []byte
 
 // claims are the lessons whose claim says more than their Expects'
 // changes (see Lesson.Claim), by slug.
-var claims = map[string]func(l *Lesson, before, after Numbers) string{
+var claims = map[string]func(l *Lesson, value string, before, after Numbers) string{
 	"grows": growsClaim, "sinks": sinksClaim, "bytes": bytesClaim, "model": modelClaim, "chart": chartClaim,
 }
 
@@ -61,7 +63,7 @@ func mustParseLessons(b []byte) []Lesson {
 }
 
 // growsClaim: the full cache's bytes per token.
-func growsClaim(l *Lesson, before, after Numbers) string {
+func growsClaim(l *Lesson, _ string, before, after Numbers) string {
 	s := "From " + Format("step", float64(before.Step)) + " to " + Format("step", float64(after.Step)) +
 		", " + change("bytes", float64(before.Bytes), float64(after.Bytes))
 	if d := after.Step - before.Step; d > 0 && after.Bytes > before.Bytes {
@@ -70,14 +72,14 @@ func growsClaim(l *Lesson, before, after Numbers) string {
 	return s + "."
 }
 
-// sinksClaim adds the sinks' share of the budget.
-func sinksClaim(l *Lesson, before, after Numbers) string {
-	return "With " + l.Action.Value + " sink tokens beside the recent window, " + changes(l.Expect, before, after) + "."
+// sinksClaim names the sinks kept.
+func sinksClaim(l *Lesson, value string, before, after Numbers) string {
+	return "With " + value + " sink tokens beside the recent window, " + changes(l.Expect, before, after) + "."
 }
 
 // bytesClaim compares the codes' change with the total's.
-func bytesClaim(l *Lesson, before, after Numbers) string {
-	s := change("payload", float64(before.Payload), float64(after.Payload)) + ", but " +
+func bytesClaim(l *Lesson, _ string, before, after Numbers) string {
+	s := upperFirst(change("payload", float64(before.Payload), float64(after.Payload))) + ", but " +
 		change("bytes", float64(before.Bytes), float64(after.Bytes))
 	if after.Bytes > 0 {
 		s += ": the bookkeeping (scales, zero points, index map, scores), " + Format("overhead", float64(after.Overhead)) +
@@ -87,12 +89,8 @@ func bytesClaim(l *Lesson, before, after Numbers) string {
 }
 
 // modelClaim adds where the texts part.
-func modelClaim(l *Lesson, before, after Numbers) string {
-	es := l.Expect
-	if before.PPL == 0 || after.PPL == 0 {
-		es = es[:2] // perplexity not measured
-	}
-	s := changes(es, before, after)
+func modelClaim(l *Lesson, _ string, before, after Numbers) string {
+	s := upperFirst(changes(measured(l.Expect, before, after), before, after))
 	if after.Diverge >= 0 {
 		s += "; the two stories part at token " + strconv.Itoa(after.Diverge)
 	} else {
@@ -102,12 +100,12 @@ func modelClaim(l *Lesson, before, after Numbers) string {
 }
 
 // chartClaim judges the learner's pick against the budget.
-func chartClaim(l *Lesson, before, after Numbers) string {
+func chartClaim(l *Lesson, _ string, before, after Numbers) string {
 	within := "within"
 	if after.Bytes > l.Budget {
 		within = "over"
 	}
 	return "Your pick stores " + Format("bytes", float64(after.Bytes)) + ", " + within + " the " + Format("bytes", float64(l.Budget)) +
-		" budget, and keeps " + Format("mass", after.Mass) + " of the attention mass; the window you started from stored " +
+		" budget, and keeps " + Format("mass", after.Mass) + " of the attention mass " + sim.OverTheRun + "; the window you started from stored " +
 		Format("bytes", float64(before.Bytes)) + " and kept " + Format("mass", before.Mass) + "."
 }

@@ -12,8 +12,9 @@ import (
 
 // Numbers are what the page measured of one state, as claims use them:
 // the fidelity averaged over the reference steps so far (the run's mean,
-// as the sweep's rows), the memory at the step shown, and in real-model
-// mode the next-token comparison.
+// as the sweep's rows, and the page's fidelity column headed
+// sim.OverTheRun), the memory at the step shown, and in real-model mode
+// the next-token comparison over the run.
 type Numbers struct {
 	Step                         int     // tokens in the history
 	Mass, OutErr, KL, KErr, VErr float64 // means over the reference steps so far

@@ -34,6 +34,16 @@ type Measure struct {
 	Title, Formula, Better, Meaning string
 }
 
+// The two kinds of a fidelity figure, as the page's table heads them and
+// the lessons' claims name them: the newest query's (Snapshot.Metrics),
+// and the mean over the reference steps so far (MeanMetrics of
+// Snapshot.History; a real model's top-1 agreement and next-token KL are
+// over the run's steps too).
+const (
+	ThisStep   = "this step"
+	OverTheRun = "over the run"
+)
+
 // Measures are the fidelity measures, in the order the page lists them,
 // read from measures.json: each one's fields under Measure's JSON names;
 // a measure whose perfect value depends on the run gives perfectKey

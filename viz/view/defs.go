@@ -53,9 +53,47 @@ var (
 	defs     map[string]Definition
 )
 
+// Terms are phrases of the page's prose that have a definition, by the
+// Definitions key that explains them: wherever the page writes one
+// (MarkTerms), the reader can hover or focus it for its definition.
+var Terms = map[string]string{"seed 000": "seed000"}
+
+// A Span is a piece of prose: plain text, or a term (Def is its
+// definition's key).
+type Span struct{ Text, Def string }
+
+// MarkTerms splits text into spans, marking every occurrence of a Term
+// whatever its case ("Seed 000" too); text without one is one plain span.
+func MarkTerms(text string) []Span {
+	var out []Span
+	lower := strings.ToLower(text)
+	for len(text) > 0 {
+		at, term := -1, ""
+		for t := range Terms {
+			if i := strings.Index(lower, t); i >= 0 && (at < 0 || i < at || (i == at && len(t) > len(term))) {
+				at, term = i, t
+			}
+		}
+		if at < 0 {
+			out = append(out, Span{Text: text})
+			break
+		}
+		if at > 0 {
+			out = append(out, Span{Text: text[:at]})
+		}
+		out = append(out, Span{Text: text[at : at+len(term)], Def: Terms[term]})
+		text, lower = text[at+len(term):], lower[at+len(term):]
+	}
+	return out
+}
+
 // pageDefs are the definitions of the page's own figures and controls.
 var pageDefs = map[string]Definition{
-	"meankl": {"mean next-token KL",
+	"seed000": {"seed 000",
+		"the combined cache of the Language AI Handbook's section “KV Cache Compression › Combining Techniques”, the text kvscope started from: sink tokens, H2O's heavy hitters and a recent window, with one decision shared by all heads of a layer",
+		"A reference point: the policy “sinks + H2O + recent” runs it exactly",
+		"Where the page's ideas come together: each one alone is a lesson, seed 000 is all of them at once."},
+	"meankl": {"next-token KL " + sim.OverTheRun,
 		"the next-token KL averaged over every decoded step so far",
 		"Lower is better",
 		"A steadier summary of how far the compressed cache's predictions drift."},

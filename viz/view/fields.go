@@ -40,6 +40,7 @@ type Field struct {
 	Min     float64  // Int, Float: smallest value
 	Max     float64  // Int, Float: largest value (further limited by Normalize)
 	Step    float64  // Int, Float: a control's step
+	Unit    string   // Int, Float: what the control's readout writes after the value ("steps/s"); "" for none
 	Choices []string // Enum: the accepted values, in the order a control lists them
 	PerSide bool     // eviction or storage: A and B each have their own
 	Empty   bool     // Enum: "" is accepted too and means the first choice (the simulator's default)
@@ -159,7 +160,7 @@ var fieldTable = []Field{
 	// How the page shows the run.
 	{Key: "cmp", Label: "Compare", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Compare }},
 	{Key: "layer", Label: "Layer shown", Kind: Int, Min: 0, Max: MaxLayers - 1, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.Layer }},
-	{Key: "speed", Label: "Speed (steps/s)", Kind: Float, Min: 1, Max: 240, Step: 1, f: func(s *State, _ *sim.Config) *float64 { return &s.Speed }},
+	{Key: "speed", Label: "Speed (steps/s)", Kind: Float, Min: 1, Max: 240, Step: 1, Unit: "steps/s", f: func(s *State, _ *sim.Config) *float64 { return &s.Speed }},
 	{Key: "at", Label: "Step", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, LinkOnly: true, i: func(s *State, _ *sim.Config) *int { return &s.At }},
 	{Key: "play", Label: "Playing", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Playing }},
 	{Key: "scale", Label: "Model", Kind: Enum, Choices: modelKeys(), s: func(s *State, _ *sim.Config) *string { return &s.Model }},

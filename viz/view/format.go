@@ -3,6 +3,7 @@ package view
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Bytes formats a byte count with binary units: "512 B", "1.5 KiB",
@@ -27,8 +28,11 @@ func Bytes(n float64) string {
 	return sign + Sig(n, 3) + " " + units[u]
 }
 
-// Sig formats v with at most digits significant digits and no exponent
-// for magnitudes in [1e-4, 1e6); trailing zeros are dropped.
+// Sig formats v with at most digits significant digits, in plain
+// notation (never an exponent: a learner reads 0.0000752, not 7.52e-05);
+// trailing zeros after the point are dropped, and a whole number keeps
+// all its digits ("1234567"). A magnitude below 0.000001 but not
+// zero prints "<0.000001" ("−<0.000001" below zero): tiny, not its digits.
 func Sig(v float64, digits int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
@@ -37,19 +41,16 @@ func Sig(v float64, digits int) string {
 		return "0"
 	}
 	a := math.Abs(v)
-	if a < 1e-4 || a >= 1e6 {
-		return strconv.FormatFloat(v, 'e', digits-1, 64)
+	if a < 1e-6 {
+		if v < 0 {
+			return "−<0.000001"
+		}
+		return "<0.000001"
 	}
-	dec := digits - 1 - int(math.Floor(math.Log10(a)))
-	dec = max(dec, 0)
+	dec := max(digits-1-int(math.Floor(math.Log10(a))), 0)
 	s := strconv.FormatFloat(v, 'f', dec, 64)
 	if dec > 0 {
-		for s[len(s)-1] == '0' {
-			s = s[:len(s)-1]
-		}
-		if s[len(s)-1] == '.' {
-			s = s[:len(s)-1]
-		}
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
 }

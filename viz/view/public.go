@@ -39,8 +39,10 @@ type PageState struct {
 // PageLesson is the open guided lesson (core/lesson).
 type PageLesson struct {
 	N     int    `json:"n"`     // the lesson's number
-	Phase int    `json:"phase"` // 1 measuring the start, 2 asking, 3 measuring the change, 4 claim shown
-	Claim string `json:"claim"` // the claim written from the measured numbers (phase 4)
+	Phase int    `json:"phase"` // 1 measuring the start, 2 asking, 3 measuring the change, 4 answer shown (core/lesson.Phase)
+	Claim string `json:"claim"` // the answer written from the measured numbers (phase 4), or what to do before the start can be measured (phase 1)
+	Move  string `json:"move"`  // phases 2 and 4: where the asked control stands (core/lesson.Move: still, toward, reached, beyond, away)
+	Value string `json:"value"` // phases 2 and 4: the asked settings' values the answer is about, joined by '&'
 }
 
 // PageBreaks is the real-model mode's task heatmap (what compression breaks).

@@ -71,6 +71,7 @@ func TestLessonsByLink(t *testing.T) {
 			if !strings.Contains(tb.eval(`location.hash`), fmt.Sprintf("lesson=%d", l.N)) {
 				t.Errorf("the address lacks the lesson: %s", tb.eval(`location.hash`))
 			}
+			tb.quotedOnScreen(&l, claim)
 			t.Logf("lesson %d: %s", l.N, claim)
 		})
 	}
