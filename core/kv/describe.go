@@ -36,6 +36,11 @@ type Description struct {
 	// stored (page bounds, a mean key), so a cache that re-positions keys
 	// by their slot cannot run it.
 	KeysAsStored bool
+	// Landmark reports that it is one of the few policies a quick
+	// comparison shows: a window alone, sinks and a window, accumulated
+	// and latest attention (a real model's chart, where every point
+	// decodes a text three times, runs only these).
+	Landmark bool
 	// Work is the relative work of a decoding step per token it holds
 	// (1 when 0), for estimating a sweep's share of work: ExpectedAttention
 	// rescoring against its query window costs more, Quest attending to

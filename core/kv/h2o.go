@@ -11,10 +11,11 @@ func init() {
 	define(H2O, &policyDef{
 		desc: Description{
 			Name: "h2o", Label: "H2O", Title: "H2O (heavy hitters + recent)", Color: "#009e73",
-			Short: "keeps the heavy hitters by accumulated attention and a recent window",
-			Help:  "Each cached token accumulates the attention it receives; when the cache is over budget, the token with the smallest total goes. A few heavy hitters collect most attention, so keeping them plus a recent window preserves most of the attention mass at a fraction of the memory.",
-			Paper: "Zhang et al., H2O: Heavy-Hitter Oracle for Efficient Generative Inference of Large Language Models, NeurIPS 2023",
-			Reads: scorerReads(ParamShared, ParamValueWeight),
+			Landmark: true,
+			Short:    "keeps the heavy hitters by accumulated attention and a recent window",
+			Help:     "Each cached token accumulates the attention it receives; when the cache is over budget, the token with the smallest total goes. A few heavy hitters collect most attention, so keeping them plus a recent window preserves most of the attention mass at a fraction of the memory.",
+			Paper:    "Zhang et al., H2O: Heavy-Hitter Oracle for Efficient Generative Inference of Large Language Models, NeurIPS 2023",
+			Reads:    scorerReads(ParamShared, ParamValueWeight),
 		},
 		budgeted: true, sinks: true, recent: true, scoredRole: Heavy, stateBytes: 8,
 		observe: accumulateAttention,

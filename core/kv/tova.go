@@ -9,10 +9,11 @@ func init() {
 	define(TOVA, &policyDef{
 		desc: Description{
 			Name: "tova", Label: "TOVA", Color: "#d55e00", Scored: "most attended now",
-			Short: "drops the token the current query attends to least",
-			Help:  "When over budget, drops the token the current query attends to least. No accumulated history, so it adapts quickly when the text changes topic.",
-			Paper: "Oren et al., Transformers are Multi-State RNNs, 2024",
-			Reads: scorerReads(ParamShared, ParamValueWeight),
+			Landmark: true,
+			Short:    "drops the token the current query attends to least",
+			Help:     "When over budget, drops the token the current query attends to least. No accumulated history, so it adapts quickly when the text changes topic.",
+			Paper:    "Oren et al., Transformers are Multi-State RNNs, 2024",
+			Reads:    scorerReads(ParamShared, ParamValueWeight),
 		},
 		budgeted: true, sinks: true, recent: true, latest: true,
 		observe: func(l *Layer, _ []float32, _ int) {

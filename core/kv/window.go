@@ -9,10 +9,11 @@ func init() {
 	define(Window, &policyDef{
 		desc: Description{
 			Name: "window", Label: "window only", Title: "Window", Color: "#e69f00",
-			Short: "keeps the -recent newest tokens and nothing else",
-			Help:  "Keeps only the most recent tokens. Cheap and simple — but once the first tokens leave, attention that used to rest on them has nowhere to go and the model degrades. Watch the attention mass drop.",
-			Paper: "Beltagy et al., Longformer (2020); Mistral's sliding window",
-			Reads: []Setting{{Param: ParamRecent, Min: 1, Budget: true}, {Param: ParamAlloc}, {Param: ParamMerge}},
+			Landmark: true,
+			Short:    "keeps the -recent newest tokens and nothing else",
+			Help:     "Keeps only the most recent tokens. Cheap and simple — but once the first tokens leave, attention that used to rest on them has nowhere to go and the model degrades. Watch the attention mass drop.",
+			Paper:    "Beltagy et al., Longformer (2020); Mistral's sliding window",
+			Reads:    []Setting{{Param: ParamRecent, Min: 1, Budget: true}, {Param: ParamAlloc}, {Param: ParamMerge}},
 		},
 		budgeted: true, recent: true,
 		keep:   positionKeep,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kvscope/kvscope/core/internal/fastmath"
+	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/model"
 )
 
@@ -215,12 +216,20 @@ func TeacherNLL(m *model.Model, cfg Config, tokens []int, reposition bool) ([]fl
 	return nll, nil
 }
 
-// ModelChartPolicies are the policies a real model's chart compares: a
-// window alone, StreamingLLM's sinks and window, H2O's heavy hitters and
-// TOVA's latest attention. Each point of a real model's chart decodes its
-// text three times (see ModelSweep), so the chart runs fewer points than
-// the synthetic stream's.
-var ModelChartPolicies = []string{"window", "streaming", "h2o", "tova"}
+// ModelChartPolicies returns the policies a real model's chart compares:
+// those whose description is a Landmark (kv.Description), in kv.Policies'
+// order. Each point of a real model's chart decodes its text three times
+// (see ModelSweep), so the chart runs fewer points than the synthetic
+// stream's.
+func ModelChartPolicies() []string {
+	var names []string
+	for _, p := range kv.Policies() {
+		if d := p.Describe(); d.Landmark {
+			names = append(names, d.Name)
+		}
+	}
+	return names
+}
 
 // ModelChartGrid is a real model's chart for a text of tokens positions:
 // ModelChartPolicies at an eighth, a quarter and half of the text (at
@@ -234,7 +243,7 @@ func ModelChartGrid(tokens int) Grid {
 			bs = append(bs, b)
 		}
 	}
-	return Grid{Policies: ModelChartPolicies, Budgets: bs, Sink: DefaultSweepSink}
+	return Grid{Policies: ModelChartPolicies(), Budgets: bs, Sink: DefaultSweepSink}
 }
 
 // ModelChartTokens chooses the text length of a real model's chart: the
@@ -245,7 +254,7 @@ func ModelChartGrid(tokens int) Grid {
 // perplexity), a ModelRun step three. With rate unknown (0) it is
 // maxTokens.
 func ModelChartTokens(maxTokens int, rate float64, workers int, target float64) int {
-	points := len(ModelChartPolicies) * 3
+	points := len(ModelChartPolicies()) * 3
 	perWorker := float64((points + max(1, workers) - 1) / max(1, workers))
 	best := maxTokens
 	for _, n := range []int{maxTokens, 192, 128, 96, 64, 48, 32} {
