@@ -72,6 +72,18 @@ func smolShape(layers int) ggufwrite.LlamaSpec {
 	return s
 }
 
+// playShape opens base's page at the link hash with the model at src in a
+// fresh tab (timeout for everything the tab does) and waits until the
+// model has decoded a few steps past its prompt.
+func playShape(t *testing.T, base, hash, src string, timeout time.Duration) *tab {
+	tb := freshTab(t, viewW, viewH, 1, timeout)
+	if err := chromedp.Do(tb.ctx, chromedp.Navigate(base+"/#"+hash+"model="+src)); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitJS(`window.kvscope && (s => s.mode === "model" && s.model.loaded && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, 4*time.Minute)
+	return tb
+}
+
 // serveFile serves path with the cross-origin header a model host sends.
 func serveFile(t *testing.T, path string) string {
 	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -93,12 +105,8 @@ func TestModelDecodesBesideTheFrames(t *testing.T) {
 		t.Skip(skipReason)
 	}
 	src := serveFile(t, shapeFile(t, smolShape(30)))
-	tb := freshTab(t, viewW, viewH, 1, 5*time.Minute)
+	tb := playShape(t, serverURL, "play=1&speed=240&mtokens=256&", src, 5*time.Minute)
 	defer tb.close()
-	if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/#play=1&speed=240&mtokens=256&model="+src)); err != nil {
-		t.Fatal(err)
-	}
-	tb.waitJS(`window.kvscope && (s => s.mode === "model" && s.model.loaded && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, 4*time.Minute)
 	p := watchPlay(tb, 8000)
 	t.Logf("SmolLM2-135M shape: %d frames and %d steps in %.1f s (%.1f frames/s, %.1f steps/s); %d main-thread tasks over 50 ms, the longest %.0f ms",
 		p.Frames, p.Steps, p.Ms/1000, p.fps(), p.steps(), p.Long, p.LongestM)
@@ -110,25 +118,41 @@ func TestModelDecodesBesideTheFrames(t *testing.T) {
 	}
 }
 
-// TestPlayFrames (make measure) is the harness of the README's frames
-// figures: in one browser, alternately, the synthetic stream and the
-// full SmolLM2-135M shape playing at the top speed, 15 s each, three
-// rounds; with KVSCOPE_OLD_STATIC (a static/ folder built from another
-// commit) the same model on that build too, served beside this one.
-func TestPlayFrames(t *testing.T) {
+// measureSmol skips a test unless it is a measurement run (make measure:
+// KVSCOPE_MEASURE=1, Chromium present); it returns the address of
+// SmolLM2-135M's full shape and the builds to measure.
+func measureSmol(t *testing.T) (string, []build) {
 	if os.Getenv("KVSCOPE_MEASURE") == "" {
 		t.Skip("a measurement: make measure (KVSCOPE_MEASURE=1)")
 	}
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
-	src := serveFile(t, shapeFile(t, smolShape(30)))
-	builds := []struct{ name, url string }{{"this build", serverURL}}
+	return serveFile(t, shapeFile(t, smolShape(30))), measuredBuilds(t)
+}
+
+// build is a build of the page a measurement opens, by its server's URL.
+type build struct{ name, url string }
+
+// measuredBuilds returns this build and, with KVSCOPE_OLD_STATIC (a
+// static/ folder built from another commit), that one, served beside it.
+func measuredBuilds(t *testing.T) []build {
+	builds := []build{{"this build", serverURL}}
 	if old := os.Getenv("KVSCOPE_OLD_STATIC"); old != "" {
 		srv := httptest.NewServer(site.Handler(old))
 		t.Cleanup(srv.Close)
-		builds = append(builds, struct{ name, url string }{"old build", srv.URL})
+		builds = append(builds, build{"old build", srv.URL})
 	}
+	return builds
+}
+
+// TestPlayFrames (make measure) is the harness of the README's frames
+// figures: in one browser, alternately, the synthetic stream and the
+// full SmolLM2-135M shape playing at the top speed, 15 s each, three
+// rounds; with KVSCOPE_OLD_STATIC (a static/ folder built from another
+// commit) the same model on that build too, served beside this one.
+func TestPlayFrames(t *testing.T) {
+	src, builds := measureSmol(t)
 	for round := range 3 {
 		tb := freshTab(t, viewW, viewH, 1, 5*time.Minute)
 		if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/#play=1&speed=240&tokens=4096")); err != nil {
@@ -139,11 +163,7 @@ func TestPlayFrames(t *testing.T) {
 		t.Logf("round %d, synthetic stream: %.1f frames/s, %.1f steps/s, %d tasks over 50 ms (longest %.0f ms)", round, p.fps(), p.steps(), p.Long, p.LongestM)
 		tb.close()
 		for _, b := range builds {
-			tb := freshTab(t, viewW, viewH, 1, 5*time.Minute)
-			if err := chromedp.Do(tb.ctx, chromedp.Navigate(b.url+"/#play=1&speed=240&mtokens=512&model="+src)); err != nil {
-				t.Fatal(err)
-			}
-			tb.waitJS(`window.kvscope && (s => s.mode === "model" && s.model.loaded && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, 4*time.Minute)
+			tb := playShape(t, b.url, "play=1&speed=240&mtokens=512&", src, 5*time.Minute)
 			p := watchPlay(tb, 15000)
 			t.Logf("round %d, SmolLM2-135M shape, %s: %.1f frames/s, %.2f steps/s, %d tasks over 50 ms (longest %.0f ms)", round, b.name, p.fps(), p.steps(), p.Long, p.LongestM)
 			tb.close()
@@ -199,11 +219,7 @@ func TestRealModelFigures(t *testing.T) {
 	}
 	for _, layers := range []int{4, 30} {
 		src := serveFile(t, shapeFile(t, smolShape(layers)))
-		tb := freshTab(t, viewW, viewH, 1, 10*time.Minute)
-		if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/#play=1&speed=240&mtokens=256&policy=h2o&model="+src)); err != nil {
-			t.Fatal(err)
-		}
-		tb.waitJS(`window.kvscope && (s => s.mode === "model" && s.model.loaded && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, 4*time.Minute)
+		tb := playShape(t, serverURL, "play=1&speed=240&mtokens=256&policy=h2o&", src, 10*time.Minute)
 		time.Sleep(10 * time.Second)
 		tb.do(`document.getElementById("play").click()`)
 		t0 := time.Now()
@@ -293,25 +309,9 @@ func rendererPeakMB(t *testing.T) float64 {
 // KVSCOPE_OLD_STATIC, the same on that build, in a fresh browser process
 // each so the peaks are the tab's own.
 func TestRealShapeMemory(t *testing.T) {
-	if os.Getenv("KVSCOPE_MEASURE") == "" {
-		t.Skip("a measurement: make measure (KVSCOPE_MEASURE=1)")
-	}
-	if skipReason != "" {
-		t.Skip(skipReason)
-	}
-	src := serveFile(t, shapeFile(t, smolShape(30)))
-	builds := []struct{ name, url string }{{"this build", serverURL}}
-	if old := os.Getenv("KVSCOPE_OLD_STATIC"); old != "" {
-		srv := httptest.NewServer(site.Handler(old))
-		t.Cleanup(srv.Close)
-		builds = append(builds, struct{ name, url string }{"old build", srv.URL})
-	}
+	src, builds := measureSmol(t)
 	for _, b := range builds {
-		tb := freshTab(t, viewW, viewH, 1, 10*time.Minute)
-		if err := chromedp.Do(tb.ctx, chromedp.Navigate(b.url+"/#play=1&speed=240&mtokens=256&model="+src)); err != nil {
-			t.Fatal(err)
-		}
-		tb.waitJS(`window.kvscope && (s => s.mode === "model" && s.model.loaded && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, 4*time.Minute)
+		tb := playShape(t, b.url, "play=1&speed=240&mtokens=256&", src, 10*time.Minute)
 		time.Sleep(15 * time.Second)
 		playing := rendererPeakMB(t)
 		tb.do(`document.getElementById("breaks").open = true; document.getElementById("breaks-task").value = "name"; document.getElementById("breaks-run").click()`)

@@ -4,8 +4,6 @@ package e2e
 
 import (
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"testing"
@@ -74,14 +72,9 @@ func TestRealShapesInPage(t *testing.T) {
 	for _, sh := range pageShapes {
 		t.Run(sh.name, func(t *testing.T) {
 			path := shapeFile(t, sh.spec)
-			host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Access-Control-Allow-Origin", "*")
-				http.ServeFile(w, r, path)
-			}))
-			defer host.Close()
+			src := serveFile(t, path)
 			st, _ := os.Stat(path)
 			tb := freshTab(t, viewW, viewH, 1, 10*time.Minute)
-			src := host.URL + "/model.gguf"
 			t0 := time.Now()
 			if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/#play=1&speed=240&mtokens=256&model="+src)); err != nil {
 				t.Fatal(err)

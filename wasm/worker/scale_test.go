@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/kvscope/kvscope/core/model/bench"
@@ -26,34 +24,11 @@ func TestDecodeScaling(t *testing.T) {
 	if os.Getenv("KVSCOPE_MEASURE") == "" {
 		t.Skip("a measurement: KVSCOPE_MEASURE=1")
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not found")
-	}
 	modelPath, err := bench.Path(ggufwrite.SmolLM2_135M)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, "worker.wasm"), ".")
-	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building worker.wasm: %v\n%s", err, out)
-	}
-	for src, dst := range map[string]string{
-		"../../static/sweep-worker.js":                                 "sweep-worker.js",
-		"../../static/kernels.js":                                      "kernels.js",
-		"../../static/kernels.wasm":                                    "kernels.wasm",
-		filepath.Join(runtime.GOROOT(), "lib", "wasm", "wasm_exec.js"): "wasm_exec.js",
-	} {
-		b, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatalf("%v (make build assembles kernels.wasm)", err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	node, dir := workerDir(t, "../../static/kernels.wasm") // make build assembles it
 	for range 2 {
 		for _, n := range []string{"1", "2", "4"} {
 			out, err := exec.Command(node, "--no-liftoff", "testdata/scale.js", dir, modelPath, n, "48", "Once upon a time").Output()

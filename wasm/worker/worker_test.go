@@ -51,34 +51,23 @@ type benchRun struct {
 	IDs    []int   `json:"ids"`
 }
 
-// runWorker builds worker.wasm, runs static/sweep-worker.js with it under
-// Node as a Web Worker runs it (testdata/harness.js), posts requests and
-// returns the replies.
-func runWorker(t *testing.T, requests string, files ...string) []reply {
+// workerDir builds worker.wasm into a temporary directory beside the glue
+// a Web Worker runs it with (sweep-worker.js, kernels.js, wasm_exec.js)
+// and files (copied by their base names); it returns node's path and the
+// directory, and skips the test without node.
+func workerDir(t *testing.T, files ...string) (node, dir string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node not found")
 	}
-	dir := t.TempDir()
+	dir = t.TempDir()
 	build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, "worker.wasm"), ".")
 	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building worker.wasm: %v\n%s", err, out)
 	}
-	for src, dst := range map[string]string{
-		"../../static/sweep-worker.js":                                 "sweep-worker.js",
-		"../../static/kernels.js":                                      "kernels.js",
-		filepath.Join(runtime.GOROOT(), "lib", "wasm", "wasm_exec.js"): "wasm_exec.js",
-	} {
-		b, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	files = append(files, "../../static/sweep-worker.js", "../../static/kernels.js", filepath.Join(runtime.GOROOT(), "lib", "wasm", "wasm_exec.js"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -88,6 +77,15 @@ func runWorker(t *testing.T, requests string, files ...string) []reply {
 			t.Fatal(err)
 		}
 	}
+	return node, dir
+}
+
+// runWorker builds worker.wasm, runs static/sweep-worker.js with it under
+// Node as a Web Worker runs it (testdata/harness.js), posts requests and
+// returns the replies.
+func runWorker(t *testing.T, requests string, files ...string) []reply {
+	t.Helper()
+	node, dir := workerDir(t, files...)
 	reqs := filepath.Join(dir, "requests.json")
 	if err := os.WriteFile(reqs, []byte(requests), 0o644); err != nil {
 		t.Fatal(err)
