@@ -60,6 +60,7 @@ type app struct {
 	broken      bool         // repeated internal errors: simulation stopped
 	rectV       int          // bumps when the holes' rectangles are re-read
 	domV        int          // version last written to the DOM
+	tvV         int          // version last written to the text view
 	summaryAt   int          // step of the last aria-live summary
 	public      atomic.Value // string: JSON of the numbers, for window.kvscope.state()
 	updMs       float64      // moving averages of Update and of a drawn frame's Draw, ms

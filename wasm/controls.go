@@ -172,7 +172,7 @@ func (a *app) initDOM() {
 	a.on(byID("learn"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
 	a.on(byID("viz"), "scroll", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
 	// Opening or closing a panel (the chart, the task heatmap) moves what is under it.
-	for _, id := range []string{"chartbox", "breaks"} {
+	for _, id := range []string{"chartbox", "breaks", "textview"} {
 		a.on(byID(id), "toggle", func(js.Value, []js.Value) { a.post(func() { a.layoutDirty = true }) })
 	}
 	for i := 0; i < 2; i++ {
@@ -180,6 +180,7 @@ func (a *app) initDOM() {
 		a.bindOverview(i)
 		a.bindAttention(i)
 	}
+	a.bindTextView()
 	a.bindModelInputs()
 	a.installTestAPI()
 }

@@ -65,6 +65,7 @@ type page struct {
 	modeInit, modelShown bool // real-model panels shown
 	textsKey             string
 	texts                textPanel
+	tv                   textPane
 	pics                 pictures
 	heads                headsKey  // the head grids written
 	modelV               int       // model status version written

@@ -166,15 +166,13 @@ func (a *app) fillMetricRows() {
 }
 
 func (a *app) fillLegend() {
-	roles := map[string]sim.Role{"sink": sim.Sink, "heavy": sim.Heavy, "recent": sim.Recent, "kept": sim.Kept, "evicted": sim.Evicted, "windowed": sim.Windowed}
-	sw := document.Call("querySelectorAll", "[data-role]")
-	for i := 0; i < sw.Length(); i++ {
-		el := sw.Index(i)
-		r := roles[el.Get("dataset").Get("role").String()]
-		el.Get("style").Set("background", view.RoleColor(r).Hex())
-	}
+	// Every element with a data-role (the legend's swatches, the text
+	// view's tokens) takes its role's colour from one style sheet.
+	css := document.Call("createElement", "style")
+	css.Set("textContent", roleCSS())
+	document.Get("head").Call("appendChild", css)
 	// The strip swatches: a recent token's cell with its key error.
-	sw = document.Call("querySelectorAll", "[data-kerr]")
+	sw := document.Call("querySelectorAll", "[data-kerr]")
 	for i := 0; i < sw.Length(); i++ {
 		el := sw.Index(i)
 		kerr, _ := strconv.ParseFloat(el.Get("dataset").Get("kerr").String(), 32)

@@ -110,6 +110,12 @@ func (g *game) Update() error {
 		a.writeDOM()
 		a.domV = a.version
 	}
+	if a.ready && a.version != a.tvV && (!a.st.Playing || a.frames%12 == 0) {
+		// The text view follows the numbers' cadence while playing.
+		a.writeTextView()
+		a.tvV = a.version
+	}
+	a.highlightText()
 	a.renderNotices()
 	a.writeLesson()
 	a.embedTick()
@@ -134,6 +140,10 @@ func (g *game) Draw(offscreen *ebiten.Image) {
 	key := a.version*31 + a.hover.head*7919 + a.hover.pos*13 + a.rectV*101
 	if a.hover.valid {
 		key += 17 + a.hover.side
+	}
+	th, tpos, tok := a.textHover()
+	if tok {
+		key += 104729 + tpos*7 + th*3
 	}
 	for i := 0; i < a.active(); i++ {
 		vp := a.sides[i].vp
@@ -167,6 +177,8 @@ func (g *game) Draw(offscreen *ebiten.Image) {
 			hov := viz.Hover{Head: -1}
 			if a.hover.valid && a.hover.side == i {
 				hov = viz.Hover{Head: a.hover.head, Pos: a.hover.pos}
+			} else if tok && i == 0 {
+				hov = viz.Hover{Head: th, Pos: tpos, Column: th < 0}
 			}
 			g.r.DrawMap(&s.grid, s.snap, hov)
 			s.ov = view.Overview(s.ovR, s.snap.Step, a.runTotal, a.scale)

@@ -54,8 +54,28 @@ func (a *app) applyModel(next view.State, target int) {
 		a.addNotices(view.Notice{Key: "layer", Value: fmt.Sprint(next.Layer), Msg: fmt.Sprintf("this model has %d layers; showing layer %d", mc.Layers, mc.Layers-1)})
 		next.Layer = mc.Layers - 1
 	}
-	maxTok := min(next.MaxTok, mc.ContextLength)
-	a.runPrompt = len(m.Tokenizer.Prompt(next.Text))
+	prompt := len(m.Tokenizer.Prompt(next.Text))
+	maxTok, notice, ok := view.FitPrompt(prompt, next.MaxTok, mc.ContextLength)
+	if !ok && (next.Text != a.good.Text || next.MaxTok != a.good.MaxTok) && a.good.ModelMode() {
+		// A prompt the model cannot take: say so and keep what ran.
+		a.addNotices(view.Notice{Msg: notice})
+		keep := next
+		keep.Text, keep.MaxTok = a.good.Text, a.good.MaxTok
+		a.applyModel(keep, target)
+		a.reflect()
+		return
+	}
+	if !ok {
+		// Nothing ran before (a link with too long a prompt): the default prompt.
+		a.addNotices(view.Notice{Msg: notice + " Using the default prompt instead."})
+		next.Text = view.DefaultPrompt
+		prompt = len(m.Tokenizer.Prompt(next.Text))
+		maxTok, _, _ = view.FitPrompt(prompt, next.MaxTok, mc.ContextLength)
+	} else if notice != "" && (next.Text != a.good.Text || next.MaxTok != a.good.MaxTok || a.mdl.noticed != m) {
+		a.addNotices(view.Notice{Msg: notice})
+	}
+	a.mdl.noticed = m
+	a.runPrompt = prompt
 	for i := range a.sides {
 		s := &a.sides[i]
 		if i == 1 && !next.Compare {

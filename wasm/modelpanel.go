@@ -7,6 +7,7 @@ import (
 	"html"
 	"strings"
 	"syscall/js"
+	"unicode/utf8"
 
 	"github.com/kvscope/kvscope/viz/view"
 )
@@ -112,11 +113,47 @@ func (a *app) bindModelInputs() {
 		}
 		ev.Call("preventDefault")
 		files := ev.Get("dataTransfer").Get("files")
+		if files.Length() > 0 && view.IsTextFile(files.Index(0).Get("name").String(), files.Index(0).Get("type").String()) {
+			a.readDocument(files.Index(0))
+			return
+		}
 		if files.Length() > 0 {
 			f := newJSFile(files.Index(0))
 			a.post(func() { a.openFile(f) })
 		}
 	})
+}
+
+// readDocument reads a dropped text file and runs it as the real model's
+// prompt.
+func (a *app) readDocument(file js.Value) {
+	name := file.Get("name").String()
+	var done js.Func
+	done = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		defer done.Release()
+		txt := ""
+		if len(args) > 0 && args[0].Type() == js.TypeString {
+			txt = args[0].String()
+		}
+		a.post(func() { a.useDocument(name, txt) })
+		return nil
+	})
+	file.Call("text").Call("then", done, done)
+}
+
+// useDocument makes txt, read from the file name, the real model's prompt.
+func (a *app) useDocument(name, txt string) {
+	if txt == "" {
+		a.addNotices(view.Notice{Msg: fmt.Sprintf("%s: no text could be read from the file; the prompt is unchanged", name)})
+		return
+	}
+	next := a.st
+	next.Mode = view.ModeModel
+	a.addNotices(view.Set(&next, "text", txt)...)
+	a.addNotices(view.Notice{Msg: fmt.Sprintf("%s (%d characters) is the prompt", name, utf8.RuneCountInString(next.Text))})
+	a.apply(next, a.cur())
+	a.reflectMode()
+	a.reflect()
 }
 
 // fillModelList writes the suggested models, one button each.

@@ -30,7 +30,8 @@ type modelSource struct {
 	dropped   bool         // the loaded model came from a file the visitor dropped or chose
 	failed    *string      // the address that last failed, not asked for again by itself (nil: none)
 	loading   bool
-	pendingAt int // step to replay to once the model is loaded
+	pendingAt int          // step to replay to once the model is loaded
+	noticed   *model.Model // the model whose run length notice was last shown (applyModel)
 
 	dl   *download // the download under way (its progress as the game loop last heard it)
 	conv *modelConversion

@@ -37,6 +37,27 @@ func (r Role) String() string {
 	return "unknown"
 }
 
+// Key returns the role's one-word name, as the page's legend and text
+// view carry it in data-role attributes: future, evicted, sink, heavy,
+// recent, kept or windowed.
+func (r Role) Key() string {
+	switch r {
+	case Heavy:
+		return "heavy"
+	case Windowed:
+		return "windowed"
+	case Future, Evicted, Sink, Recent, Kept:
+		return r.String()
+	}
+	return "unknown"
+}
+
+// Held reports whether a token in this role is in the cache.
+func (r Role) Held() bool { return r == Sink || r == Heavy || r == Recent || r == Kept }
+
+// NumRoles is the number of roles: Role values run from 0 to NumRoles−1.
+const NumRoles = int(Windowed) + 1
+
 // Storage says how a cached token's key is held (under KIVI its value,
 // quantized per token, may already be compressed while the key waits for
 // its block).

@@ -114,8 +114,12 @@ func (r *Scene) Reset() {
 // Queued reports how many quads are queued.
 func (r *Scene) Queued() int { return len(r.Quads) }
 
-// Hover is the cell under the pointer; Head < 0 when there is none.
-type Hover struct{ Head, Pos int }
+// Hover is the cell under the pointer; Head < 0 when there is none. With
+// Column set, it is position Pos in every head (Head is then ignored).
+type Hover struct {
+	Head, Pos int
+	Column    bool
+}
 
 // columnSpan returns the device-pixel span [x0, x1) of g's drawn columns
 // within its area (x1 <= x0 when there are none).
@@ -221,7 +225,14 @@ func (r *Scene) DrawMap(g *view.Grid, s *sim.Snapshot, hover Hover) {
 		mark(s.Prompt, view.RGBA{R: 1, G: 1, B: 1, A: 0.35})
 	}
 	mark(s.Step, view.RGBA{R: 1, G: 1, B: 1, A: 0.9})
-	if hover.Head >= 0 {
+	if hover.Column {
+		x, _, ok := g.CellCenter(0, hover.Pos)
+		if ok {
+			w := math.Max(g.CellW, 4)
+			top, bottom := g.RowY(0), g.RowY(g.Heads-1)+g.CellH
+			r.Frame(x-w/2-1, top-1, w+2, bottom-top+2, math.Max(1, line), view.RGBA{R: 1, G: 1, B: 1, A: 1})
+		}
+	} else if hover.Head >= 0 {
 		x, y, ok := g.CellCenter(hover.Head, hover.Pos)
 		if ok {
 			w := math.Max(g.CellW, 4)

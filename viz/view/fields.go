@@ -160,6 +160,7 @@ var fieldTable = []Field{
 	// How the page shows the run.
 	{Key: "cmp", Label: "Compare", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Compare }},
 	{Key: "layer", Label: "Layer shown", Kind: Int, Min: 0, Max: MaxLayers - 1, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.Layer }},
+	{Key: "thead", Label: "Text colours: KV head (−1: share of heads)", Kind: Int, Min: AllHeads, Max: MaxHeads - 1, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.TextHead }},
 	{Key: "speed", Label: "Speed (steps/s)", Kind: Float, Min: 1, Max: 240, Step: 1, Unit: "steps/s", f: func(s *State, _ *sim.Config) *float64 { return &s.Speed }},
 	{Key: "at", Label: "Step", Kind: Int, Min: 0, Max: MaxTokens, Step: 1, LinkOnly: true, i: func(s *State, _ *sim.Config) *int { return &s.At }},
 	{Key: "play", Label: "Playing", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Playing }},

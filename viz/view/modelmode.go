@@ -21,10 +21,43 @@ var Modes = []string{ModeSynthetic, ModeModel}
 const (
 	DefaultPrompt      = "Once upon a time"
 	DefaultModelTokens = 256
-	MinModelTokens     = 8   // positions, BOS and prompt included
-	MaxModelTokens     = 512 // the page's limit (stories260K's context)
-	MaxPromptBytes     = 200 // longer prompts are shortened
+	MinModelTokens     = 8       // positions, BOS and prompt included
+	MaxModelTokens     = 32768   // the page's limit; a model's own context applies below it (FitPrompt)
+	MaxPromptBytes     = 1 << 20 // a document of about 250,000 tokens: far past any context the page runs
+	PromptRoom         = 64      // tokens FitPrompt leaves after a prompt that fills Max tokens
 )
+
+// FitPrompt decides how long a run of a prompt of promptTokens positions
+// (BOS included) is, given Max tokens maxTok and the model's context
+// length. A prompt that leaves no room in maxTok raises it to hold the
+// prompt and PromptRoom tokens more, within the context; a prompt the
+// context cannot hold with a token to spare is refused (ok false). The
+// notice, empty when maxTok stands, gives the numbers that decided.
+func FitPrompt(promptTokens, maxTok, context int) (tokens int, notice string, ok bool) {
+	tokens = min(maxTok, context)
+	if tokens < maxTok {
+		notice = "Max tokens " + itoa(maxTok) + " is above this model's context of " + itoa(context) + " tokens; using " + itoa(context)
+	}
+	if promptTokens < tokens {
+		return tokens, notice, true
+	}
+	if promptTokens >= context {
+		return 0, "The prompt is " + itoa(promptTokens) + " tokens and this model's context holds " + itoa(context) +
+			": shorten it to fewer than " + itoa(context) + " tokens. The previous prompt is kept.", false
+	}
+	n := min(promptTokens+PromptRoom, context)
+	return n, "The prompt is " + itoa(promptTokens) + " tokens, more than Max tokens " + itoa(maxTok) +
+		": Max tokens raised to " + itoa(n) + " (this model's context is " + itoa(context) + ")", true
+}
+
+// IsTextFile reports whether a dropped file, by its name and MIME type,
+// is a document to read as the prompt rather than a model: plain text or
+// Markdown.
+func IsTextFile(name, mime string) bool {
+	n := strings.ToLower(name)
+	return strings.HasPrefix(mime, "text/plain") || mime == "text/markdown" ||
+		strings.HasSuffix(n, ".txt") || strings.HasSuffix(n, ".md")
+}
 
 // The model the page knows: Karpathy's stories260K (tinyllamas, MIT), as
 // the GGUF file testdata/tinyllamas-stories-260k-f32.gguf of the public
@@ -42,9 +75,9 @@ func IsKnownModel(sha256hex string) bool {
 }
 
 // SanitizePrompt returns p made safe to decode and to put in a link:
-// invalid UTF-8 dropped, tabs and line breaks turned into spaces, other
-// control and format characters (including bidirectional overrides)
-// removed, and at most MaxPromptBytes bytes kept (cut at a character
+// invalid UTF-8 dropped, line breaks kept as \n (a carriage return is
+// dropped), tabs kept, other control and format characters (including
+// bidirectional overrides) removed, and at most MaxPromptBytes bytes kept (cut at a character
 // boundary). It reports whether anything changed. It never panics and
 // costs O(len(p)).
 func SanitizePrompt(p string) (string, bool) {
@@ -56,8 +89,9 @@ func SanitizePrompt(p string) (string, bool) {
 		switch {
 		case r == utf8.RuneError && size <= 1:
 			continue
-		case r == '\t' || r == '\n' || r == '\r':
-			r = ' '
+		case r == '\r':
+			continue // line breaks are kept as \n alone
+		case r == '\t' || r == '\n':
 		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
 			continue
 		}

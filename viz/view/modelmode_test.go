@@ -21,7 +21,8 @@ func TestSanitizePrompt(t *testing.T) {
 	}{
 		{"Once upon a time", "Once upon a time", false},
 		{"", "", false},
-		{"line\none\ttab\r\n", "line one tab  ", true},
+		{"line\none\ttab\r\n", "line\none\ttab\n", true},
+		{"two\n\nparagraphs", "two\n\nparagraphs", false},
 		{"nul\x00bell\x07esc\x1b[0m", "nulbellesc[0m", true},
 		{"bidi \u202eevil\u202c and zero\u200bwidth", "bidi evil and zerowidth", true},
 		{"bad \xff\xfe utf8", "bad  utf8", true},
@@ -254,5 +255,55 @@ func TestModelConfig(t *testing.T) {
 	c.GroupSize = 0
 	if got, _ := ModelConfig(c, 8, 256); got.GroupSize != 1 {
 		t.Errorf("group 0 became %d", got.GroupSize)
+	}
+}
+
+func TestFitPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		prompt, maxTok, ctx int
+		tokens              int
+		ok, notice          bool
+		says                []string
+	}{
+		{"fits", 20, 256, 8192, 256, true, false, nil},
+		{"Max tokens above the context", 20, 4096, 512, 512, true, true, []string{"4096", "512"}},
+		{"a document raises Max tokens", 2000, 256, 8192, 2064, true, true, []string{"2000", "256", "2064", "8192"}},
+		{"raised up to the context", 8150, 256, 8192, 8192, true, true, []string{"8150", "8192"}},
+		{"a prompt that fills Max tokens exactly", 256, 256, 8192, 320, true, true, []string{"256", "320"}},
+		{"longer than the context", 9000, 256, 8192, 0, false, true, []string{"9000", "8192", "kept"}},
+		{"as long as the context", 512, 512, 512, 0, false, true, []string{"512"}},
+	} {
+		n, notice, ok := FitPrompt(tc.prompt, tc.maxTok, tc.ctx)
+		if n != tc.tokens || ok != tc.ok || (notice != "") != tc.notice {
+			t.Errorf("%s: FitPrompt(%d, %d, %d) = %d, %q, %v", tc.name, tc.prompt, tc.maxTok, tc.ctx, n, notice, ok)
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(notice, s) {
+				t.Errorf("%s: the notice %q does not say %s", tc.name, notice, s)
+			}
+		}
+		if ok && tc.prompt >= n {
+			t.Errorf("%s: a prompt of %d in a run of %d", tc.name, tc.prompt, n)
+		}
+	}
+}
+
+func TestIsTextFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, mime string
+		want       bool
+	}{
+		{"report.txt", "", true},
+		{"NOTES.TXT", "", true},
+		{"readme.md", "", true},
+		{"doc", "text/plain;charset=utf-8", true},
+		{"model.gguf", "", false},
+		{"model.gguf", "application/octet-stream", false},
+		{"page.html", "text/html", false},
+	} {
+		if got := IsTextFile(tc.name, tc.mime); got != tc.want {
+			t.Errorf("IsTextFile(%q, %q) = %v", tc.name, tc.mime, got)
+		}
 	}
 }

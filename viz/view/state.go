@@ -18,7 +18,10 @@ type State struct {
 	Layer   int     // layer shown, 0 ≤ Layer < A.Layers
 	Speed   float64 // decode steps per second while playing
 	At      int     // step to open at (0 = the start); the page replays to it
-	Playing bool    // decoding runs on its own
+	// TextHead is the KV head whose roles the text view colours (of the
+	// layer shown), or AllHeads for the share of heads holding each token.
+	TextHead int
+	Playing  bool // decoding runs on its own
 
 	Model   string // model-scale preset: a key of Models
 	Context int    // model-scale context length, tokens
@@ -64,15 +67,16 @@ func (s *State) Total() int {
 // would decode DefaultPrompt for DefaultModelTokens positions.
 func DefaultState() State {
 	s := State{
-		A:       sim.DefaultConfig(),
-		B:       sim.DefaultConfig(),
-		Speed:   30,
-		Playing: true,
-		Model:   "llama2-7b",
-		Context: 32768,
-		Mode:    ModeSynthetic,
-		Text:    DefaultPrompt,
-		MaxTok:  DefaultModelTokens,
+		A:        sim.DefaultConfig(),
+		B:        sim.DefaultConfig(),
+		Speed:    30,
+		TextHead: AllHeads,
+		Playing:  true,
+		Model:    "llama2-7b",
+		Context:  32768,
+		Mode:     ModeSynthetic,
+		Text:     DefaultPrompt,
+		MaxTok:   DefaultModelTokens,
 	}
 	ApplyPreset(&s.B, "streaming")
 	Normalize(&s)

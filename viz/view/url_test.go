@@ -61,10 +61,10 @@ func TestDecodeTable(t *testing.T) {
 			return s.ModelMode() && s.Text == "Once upon a time, a cat" && s.MaxTok == 80 && s.Repos && s.Layer == 4 && s.At == 80
 		}, 0},
 		{"model mode at clamps to max tokens", "mode=model&mtokens=64&at=100", func(s *State) bool { return s.At == 64 }, 1},
-		{"model tokens clamp", "mode=model&mtokens=9999", func(s *State) bool { return s.MaxTok == MaxModelTokens }, 1},
+		{"model tokens clamp", "mode=model&mtokens=99999", func(s *State) bool { return s.MaxTok == MaxModelTokens }, 1},
 		{"unknown mode", "mode=llm", func(s *State) bool { return s.Mode == ModeSynthetic }, 1},
 		{"prompt control chars", "mode=model&text=a%00b%1B%5B31m%E2%80%AEc", func(s *State) bool { return s.Text == "ab[31mc" }, 1},
-		{"prompt too long", "text=" + strings.Repeat("ab", 300), func(s *State) bool { return len(s.Text) == MaxPromptBytes }, 1},
+		{"prompt too long", "text=" + strings.Repeat("ab", MaxPromptBytes/2+1), func(s *State) bool { return len(s.Text) == MaxPromptBytes }, 1},
 		{"empty prompt", "text=", func(s *State) bool { return s.Text == "" }, 0},
 		{"synthetic layer still clamps", "mode=synthetic&layer=4", func(s *State) bool { return s.Layer == 0 }, 1},
 	}

@@ -1,0 +1,189 @@
+//go:build !js
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/kvscope/kvscope/core/sim"
+	"github.com/kvscope/kvscope/viz/view"
+)
+
+// tvSpan is one token of the text view as the page shows it.
+type tvSpan struct {
+	P     int     `json:"p"`
+	Role  string  `json:"role"`
+	Share float64 `json:"share"` // --s, 1 when unset
+	Text  string  `json:"text"`
+	HL    bool    `json:"hl"`
+}
+
+func (tb *tab) textView() []tvSpan {
+	tb.t.Helper()
+	var out []tvSpan
+	raw := tb.eval(`JSON.stringify([...document.querySelectorAll("#tv span")].map(s => ({p: +s.dataset.p, role: s.dataset.role,
+		share: s.style.getPropertyValue("--s") === "" ? 1 : +s.style.getPropertyValue("--s"), text: s.textContent, hl: s.classList.contains("hl")})))`)
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		tb.t.Fatal(err)
+	}
+	return out
+}
+
+// The text view shows, token by token, what side A's cache does: for one
+// KV head, each position's role is that head's in the engine's own run;
+// for the share of heads, the role most heads give it and the share that
+// hold it. The head is chosen with the keyboard, a token hovered with the
+// mouse lights its column, and the map's hovered cell lights its token.
+func TestTextViewShowsTheCache(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	tb := open(t, "tokens=256&at=200&play=0&policy=h2o&heavy=20&recent=20&thead=2")
+	st := tb.settle()
+	tb.waitJS(`document.querySelectorAll("#tv span").length === 200`, 10*time.Second)
+	e, err := sim.New(st.Sides[0].Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.RunTo(200)
+	snap := e.Snapshot(0)
+	check := func(head int) {
+		t.Helper()
+		spans := tb.textView()
+		if len(spans) != snap.Step {
+			t.Fatalf("%d tokens shown at step %d", len(spans), snap.Step)
+		}
+		evicted := 0
+		for p, s := range spans {
+			m := view.MarkOf(snap, head, p)
+			share := 1.0
+			if head == view.AllHeads && m.Role.Held() && m.Share < 1 {
+				share = float64(m.Share)
+			}
+			if s.P != p || s.Role != m.Role.Key() || s.Text != view.TokenLabel(snap, p) || math.Abs(s.Share-share) > 0.006 {
+				t.Fatalf("head %d, position %d shown as %+v; the engine's run has %s, share %.2f", head, p, s, m.Role.Key(), m.Share)
+			}
+			if m.Role == sim.Evicted {
+				evicted++
+			}
+		}
+		if evicted == 0 {
+			t.Errorf("head %d: no evicted token shown in a run that evicts", head)
+		}
+	}
+	check(2)
+
+	// The head menu, by keyboard: up from KV head 2 to 1, 0, the share.
+	if err := chromedp.Do(tb.ctx, chromedp.Focus(chromedp.ID("thead"))); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowUp)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb.waitJS(`JSON.parse(window.kvscope.state()).url.includes("thead=-1&")`, 10*time.Second)
+	tb.waitJS(`document.getElementById("tv-head").textContent.includes("share")`, 10*time.Second)
+	check(view.AllHeads)
+
+	// The map's hovered cell lights its token.
+	m := tb.rect("map-0")
+	if err := chromedp.Do(tb.ctx, chromedp.MouseEvent(chromedp.MouseMoved, float64(m.Min.X+m.Dx()/2), float64(m.Min.Y+5))); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitJS(`document.querySelectorAll("#tv span.hl").length === 1`, 10*time.Second)
+	hl := -1
+	for _, s := range tb.textView() {
+		if s.HL {
+			hl = s.P
+		}
+	}
+	if hl < 0 || hl >= 200 {
+		t.Fatalf("the hovered token is %d", hl)
+	}
+
+	// A click on an early token shows it on the map.
+	tb.do(`document.querySelector('#tv span[data-p="3"]').scrollIntoView({block: "center"})`)
+	var r struct{ X, Y float64 }
+	if err := json.Unmarshal([]byte(tb.eval(`(() => { const b = document.querySelector('#tv span[data-p="3"]').getBoundingClientRect();
+		return JSON.stringify({X: b.x + b.width / 2, Y: b.y + b.height / 2}); })()`)), &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tb.ctx, chromedp.MouseClickXY(r.X, r.Y)); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitJS(`/positions 0–/.test(document.getElementById("axis-0").textContent)`, 10*time.Second)
+}
+
+// A document pasted into the prompt runs whole: a prompt longer than Max
+// tokens raises it, with a notice that gives the numbers, and a prompt
+// longer than the model's context is refused with both numbers while the
+// run that was showing stays.
+func TestPastedDocument(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	tb := open(t, "mode=model&play=0&mtokens=64")
+	tb.waitJS(`(s => s.model.loaded && s.step >= s.runPrompt && s.runPrompt > 0)(JSON.parse(window.kvscope.state()))`, time.Minute)
+	paste := func(doc string) {
+		t.Helper()
+		if err := chromedp.Do(tb.ctx, chromedp.Focus(chromedp.ID("text"))); err != nil {
+			t.Fatal(err)
+		}
+		tb.do(`document.getElementById("text").select()`)
+		if _, err := chromedp.Call(tb.ctx, input.InsertText, input.InsertTextParams{Text: doc}); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Tab)); err != nil { // leaving the box applies it
+			t.Fatal(err)
+		}
+	}
+	var para []string
+	for i := range 12 {
+		para = append(para, fmt.Sprintf("Line %d: the little dog ran to the park and saw a big red ball.", i))
+	}
+	doc := strings.Join(para, "\n")
+	paste(doc)
+	tb.waitJS(`(s => s.tokens > 64)(JSON.parse(window.kvscope.state()))`, 30*time.Second)
+	tb.waitJS(`(s => s.step >= s.runPrompt)(JSON.parse(window.kvscope.state()))`, time.Minute)
+	st := tb.state()
+	if !strings.Contains(strings.Join(st.Notices, " "), "Max tokens raised to "+fmt.Sprint(st.Tokens)) {
+		t.Errorf("run of %d tokens; notices %q", st.Tokens, st.Notices)
+	}
+	if st.Text == nil || !strings.Contains(st.Text.Full, "Line 11: the little dog") || !strings.Contains(st.Text.Full, "\n") {
+		t.Fatalf("the document was not run whole, line breaks kept: %+v", st.Text)
+	}
+	shown := tb.eval(`document.getElementById("tv").textContent`)
+	if !strings.Contains(shown, "Line 11: the little dog") {
+		t.Errorf("the text view does not show the document's last line: %q…", shown[:min(len(shown), 200)])
+	}
+
+	long := strings.Repeat(doc+"\n", 4)
+	paste(long)
+	tb.waitJS(`JSON.parse(window.kvscope.state()).notices.some(n => n.includes("context holds"))`, 30*time.Second)
+	after := tb.state()
+	if after.Text == nil || after.Text.Full[:40] != st.Text.Full[:40] || after.Tokens != st.Tokens {
+		t.Errorf("a refused document replaced the run: %d tokens, text %.40q", after.Tokens, after.Text.Full)
+	}
+	var n string
+	for _, s := range after.Notices {
+		if strings.Contains(s, "context holds") {
+			n = s
+		}
+	}
+	if !strings.Contains(n, "512") {
+		t.Errorf("the refusal does not give the model's context: %q", n)
+	}
+	if v := tb.eval(`document.getElementById("text").value`); v != doc {
+		t.Errorf("the prompt box holds %d characters after the refusal, want the %d that run", len(v), len(doc))
+	}
+}
