@@ -78,12 +78,13 @@ func TestFramesRebuildTheRun(t *testing.T) {
 			frames, steps := 0, 0
 			for i := 0; ; i++ {
 				n := tc.stride[i%len(tc.stride)]
-				took := 0
+				took, stepped := 0, 0 // positions the session's steps fed, and the steps
 				for range n {
+					before := s.Pos()
 					if !s.Step() {
 						break
 					}
-					took++
+					took, stepped = took+s.Pos()-before, stepped+1
 					if !direct.Step() {
 						t.Fatal("the direct run ended before the session's")
 					}
@@ -114,7 +115,7 @@ func TestFramesRebuildTheRun(t *testing.T) {
 				if f.Ended {
 					break
 				}
-				if took < n && !s.Pending() && !f.Ended {
+				if stepped < n && !s.Pending() && !f.Ended {
 					// Short of a stride without ending: the goal is reached.
 					if s.Pos() != tc.set.MaxTokens {
 						t.Fatalf("stopped at %d of %d without ending", s.Pos(), tc.set.MaxTokens)
