@@ -230,6 +230,11 @@ type ModelRun struct {
 	// viaForward makes a chunk go through Forward token by token (with the
 	// tee on) instead of Prefill: what a chunk must equal, for the tests.
 	viaForward bool
+	// tokenPrompt reads the prompt as runs did before chunks: a token a
+	// step, every decoder reading it by itself (the compressed runner on
+	// its own passes), measured as every later token. BenchmarkModelRunPrompt
+	// compares; it is not what a run's contract describes.
+	tokenPrompt bool
 
 	prompt            []int
 	maxTokens         int
@@ -321,7 +326,7 @@ func (r *ModelRun) StepTo(goal int) bool {
 	if r.err != nil || pos >= r.maxTokens {
 		return false
 	}
-	if end := len(r.prompt) - 1; pos < end {
+	if end := len(r.prompt) - 1; pos < end && !r.tokenPrompt {
 		return r.readPrompt(r.prompt[pos:min(end, pos+max(1, min(r.chunk, goal-pos)))])
 	}
 	eos := r.m.Tokenizer.EOS
