@@ -12,7 +12,7 @@ import (
 type tapCache struct {
 	full *model.FullCache
 	out  [][]float32 // per layer: the last output (Dim)
-	keys []float32   // recording for calibration: [t][layer][kvDim] keys (rotated unless pre), nil when not recording
+	keys []float32   // recording for calibration (fed token by token): [t][layer][kvDim] keys (rotated unless pre), nil when not recording
 	vals []float32
 	pre  bool // record keys before RoPE
 	mc   model.Config
@@ -298,7 +298,8 @@ func NewModelRun(m *model.Model, cfg Config, prompt string, maxTokens int, repos
 // Config returns the run's configuration (with the model's shape).
 func (r *ModelRun) Config() Config { return r.cfg }
 
-// Pos returns the number of tokens fed so far.
+// Pos returns the number of tokens fed so far: a step reading a prompt
+// chunk advances it by up to PromptChunk, any other step by one.
 func (r *ModelRun) Pos() int { return len(r.testToks) }
 
 // Err returns the error that stopped the run, if any.
