@@ -252,3 +252,33 @@ func FuzzReceive(f *testing.F) {
 		}
 	})
 }
+
+// A goal inside the prompt stops the run there: a step reads a prompt
+// chunk only up to the goal, and a frame counts the positions fed, not
+// the steps.
+func TestSessionGoalInsidePrompt(t *testing.T) {
+	m := testmodel.Model(t)
+	set := settings("h2o", 8)
+	set.Text = strings.Repeat("Once upon a time, there was a little girl. ", 3)
+	set.MaxTokens = 100
+	prompt := len(m.Tokenizer.Prompt(set.Text))
+	s, _ := New(m)
+	if err := s.Open(4, set, 10, 0); err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	for s.Step() {
+		steps++
+	}
+	var rc Receiver
+	f, err := rc.Receive(s.Frame())
+	if err != nil || s.Pos() != 10 || steps != 1 || f.Steps != 10 || f.Snap.Step != 10 {
+		t.Fatalf("goal 10 of a %d-token prompt: at %d after %d steps, frame of %d positions at %d: %v", prompt, s.Pos(), steps, f.Steps, f.Snap.Step, err)
+	}
+	s.SetGoal(4, prompt+2)
+	for s.Step() {
+	}
+	if f, err = rc.Receive(s.Frame()); err != nil || s.Pos() != prompt+2 || f.Steps != prompt-8 || len(f.Snap.Text.KLHistory) != 3 {
+		t.Fatalf("goal %d: at %d, frame of %d positions, %d KL entries: %v", prompt+2, s.Pos(), f.Steps, len(f.Snap.Text.KLHistory), err)
+	}
+}
