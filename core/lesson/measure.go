@@ -203,7 +203,11 @@ func measure(base sim.Config, settings []Setting, m *model.Model, s *sim.Stream)
 	if err != nil {
 		return Numbers{}, err
 	}
-	for (at == 0 || r.Pos() < at) && r.Step() {
+	goal := n
+	if at > 0 {
+		goal = at
+	}
+	for r.Pos() < goal && r.StepTo(goal) {
 	}
 	if r.Err() != nil {
 		return Numbers{}, r.Err()

@@ -33,8 +33,8 @@ func (fc *FullCache) CopyFrom(src *FullCache, n int) error {
 
 // Seek sets the position of the next Forward to pos without feeding
 // tokens, for a runner whose cache already holds positions 0…pos−1 (filled
-// by FullCache.CopyFrom); the logits are cleared. It returns an error for a
-// negative pos.
+// by FullCache.CopyFrom, or by another runner's passes through it); the
+// logits are cleared. It returns an error for a negative pos.
 func (r *Runner) Seek(pos int) error {
 	if pos < 0 {
 		return fmt.Errorf("model: seek to position %d", pos)

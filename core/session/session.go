@@ -40,7 +40,7 @@ type Session struct {
 	goal  int
 	layer int
 	ended bool
-	steps int
+	steps int // positions fed since the last frame
 	nanos int64
 	had   sent
 	buf   []byte
@@ -126,27 +126,29 @@ func (s *Session) Pending() bool {
 	return s.run != nil && !s.ended && s.run.Pos() < s.goal
 }
 
-// Step decodes one token of the open run when it is pending, timing it.
-// It reports whether a step was taken; a run that completes or fails
-// ends, and its next frame says so.
+// Step takes one step of the open run when it is pending, timing it: one
+// token, or a chunk of the prompt that ends no later than the goal
+// (sim.ModelRun.StepTo). It reports whether a step was taken; a run that
+// completes or fails ends, and its next frame says so.
 func (s *Session) Step() bool {
 	if !s.Pending() {
 		return false
 	}
+	pos := s.run.Pos()
 	t0 := time.Now()
-	ok := s.run.Step()
+	ok := s.run.StepTo(s.goal)
 	s.nanos += time.Since(t0).Nanoseconds()
 	if !ok {
 		s.ended = true
 		return false
 	}
-	s.steps++
+	s.steps += s.run.Pos() - pos
 	return true
 }
 
 // Frame encodes the open run's state at its layer: the snapshot, the
-// texts' new parts since the previous frame, and the steps taken since
-// then. The returned slice is reused by the next call. With no run open
+// texts' new parts since the previous frame, and the positions fed since
+// then with the time they took. The returned slice is reused by the next call. With no run open
 // it returns nil.
 func (s *Session) Frame() []byte {
 	if s.run == nil {

@@ -78,12 +78,13 @@ func TestFramesRebuildTheRun(t *testing.T) {
 			frames, steps := 0, 0
 			for i := 0; ; i++ {
 				n := tc.stride[i%len(tc.stride)]
-				took := 0
+				took, stepped := 0, 0 // positions the session's steps fed, and the steps
 				for range n {
+					before := s.Pos()
 					if !s.Step() {
 						break
 					}
-					took++
+					took, stepped = took+s.Pos()-before, stepped+1
 					if !direct.Step() {
 						t.Fatal("the direct run ended before the session's")
 					}
@@ -114,7 +115,7 @@ func TestFramesRebuildTheRun(t *testing.T) {
 				if f.Ended {
 					break
 				}
-				if took < n && !s.Pending() && !f.Ended {
+				if stepped < n && !s.Pending() && !f.Ended {
 					// Short of a stride without ending: the goal is reached.
 					if s.Pos() != tc.set.MaxTokens {
 						t.Fatalf("stopped at %d of %d without ending", s.Pos(), tc.set.MaxTokens)
@@ -250,4 +251,34 @@ func FuzzReceive(f *testing.F) {
 			t.Fatalf("%d cells for %d×%d", len(fr.Snap.Cells), fr.Snap.Heads, fr.Snap.Step)
 		}
 	})
+}
+
+// A goal inside the prompt stops the run there: a step reads a prompt
+// chunk only up to the goal, and a frame counts the positions fed, not
+// the steps.
+func TestSessionGoalInsidePrompt(t *testing.T) {
+	m := testmodel.Model(t)
+	set := settings("h2o", 8)
+	set.Text = strings.Repeat("Once upon a time, there was a little girl. ", 3)
+	set.MaxTokens = 100
+	prompt := len(m.Tokenizer.Prompt(set.Text))
+	s, _ := New(m)
+	if err := s.Open(4, set, 10, 0); err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	for s.Step() {
+		steps++
+	}
+	var rc Receiver
+	f, err := rc.Receive(s.Frame())
+	if err != nil || s.Pos() != 10 || steps != 1 || f.Steps != 10 || f.Snap.Step != 10 {
+		t.Fatalf("goal 10 of a %d-token prompt: at %d after %d steps, frame of %d positions at %d: %v", prompt, s.Pos(), steps, f.Steps, f.Snap.Step, err)
+	}
+	s.SetGoal(4, prompt+2)
+	for s.Step() {
+	}
+	if f, err = rc.Receive(s.Frame()); err != nil || s.Pos() != prompt+2 || f.Steps != prompt-8 || len(f.Snap.Text.KLHistory) != 3 {
+		t.Fatalf("goal %d: at %d, frame of %d positions, %d KL entries: %v", prompt+2, s.Pos(), f.Steps, len(f.Snap.Text.KLHistory), err)
+	}
 }

@@ -15,7 +15,7 @@ import (
 //
 //	magic "KVF1"
 //	id u32 · flags u8 (1 ended, 2 has text, 4 has sinks) · err string
-//	steps u32 · nanos u64 (stepping since the last frame)
+//	steps u32 · nanos u64 (positions fed since the last frame, and the stepping time)
 //	step, prompt, layer, layers, heads u32 · attended f64
 //	memory 7×i64 · fullBytes i64 · evictBytes i64
 //	metrics 8×f64
@@ -49,8 +49,8 @@ type Frame struct {
 	ID    int           // the run the frame belongs to (Open's id)
 	Ended bool          // the run is complete or stopped by Err
 	Err   string        // why the run stopped, if it failed
-	Steps int           // steps decoded since the previous frame
-	Nanos int64         // time those steps took, ns
+	Steps int           // positions fed since the previous frame (a step reading a prompt chunk feeds several)
+	Nanos int64         // time the steps feeding them took, ns
 	Snap  *sim.Snapshot // the layer's snapshot; owned by the Receiver
 	IDs   []int         // the uncompressed run's token ids so far (prompt first); owned by the Receiver
 }

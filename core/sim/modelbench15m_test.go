@@ -67,8 +67,8 @@ func BenchmarkModelRunStories15M(b *testing.B) {
 				}
 				b.StartTimer()
 				for r.Step() {
-					steps++
 				}
+				steps += r.Pos()
 				if r.Err() != nil {
 					b.Fatal(r.Err())
 				}

@@ -12,7 +12,7 @@ import (
 type tapCache struct {
 	full *model.FullCache
 	out  [][]float32 // per layer: the last output (Dim)
-	keys []float32   // recording for calibration: [t][layer][kvDim] keys (rotated unless pre), nil when not recording
+	keys []float32   // recording for calibration (fed token by token): [t][layer][kvDim] keys (rotated unless pre), nil when not recording
 	vals []float32
 	pre  bool // record keys before RoPE
 	mc   model.Config
@@ -51,6 +51,73 @@ func (t *tapCache) Attend(l, pos int, q, k, v, out []float32) error {
 }
 
 func (t *tapCache) Reset() { t.full.Reset() }
+
+// teeCache is the shadow runner's cache. Off, it is the uncompressed
+// tapCache. On — while ModelRun reads a chunk of its prompt — each Attend
+// goes to the tap and then to the compressed ModelCache with the same
+// query, key and value (the query copied before the tap rotates it), so
+// the compressed cache stores the reference's own prompt keys and values
+// (through its storage: quantized, low-rank…) and its policy observes the
+// reference's queries over the keys it holds. The compressed cache's
+// attention output is written to scratch and dropped: the reference's
+// output carries the pass on. Runner.Prefill calls it layer by layer
+// (every position of layer l before any of layer l+1); the tap and the
+// compressed cache keep their layers apart, so they accept that order.
+//
+// While on, it also records per position of the chunk what the run
+// records per token: the compressed cache's metrics summed over the
+// layers (measured against the tap at the same layer and position, as
+// ModelCache.Attend measures) and the reference's attention on position
+// 0 for the sink metric.
+type teeCache struct {
+	tap    *tapCache
+	comp   *ModelCache
+	sinks  *sinkAcc
+	on     bool
+	from   int       // the chunk's first position
+	sums   []Metrics // per position of the chunk since from: metrics summed over its layers so far
+	q, out []float32 // scratch: the compressed cache's query and its dropped output
+}
+
+func newTeeCache(tap *tapCache, comp *ModelCache, sinks *sinkAcc) *teeCache {
+	qd := tap.mc.QDim()
+	return &teeCache{tap: tap, comp: comp, sinks: sinks, q: make([]float32, qd), out: make([]float32, qd)}
+}
+
+// begin turns the tee on for a chunk of n positions from position from.
+func (t *teeCache) begin(from, n int) {
+	t.on, t.from = true, from
+	t.sums = append(t.sums[:0], make([]Metrics, n)...)
+}
+
+// Attend implements model.Cache.
+func (t *teeCache) Attend(l, pos int, q, k, v, out []float32) error {
+	if !t.on {
+		return t.tap.Attend(l, pos, q, k, v, out)
+	}
+	i := pos - t.from
+	if i < 0 || i >= len(t.sums) {
+		return fmt.Errorf("sim: prompt chunk of positions %d to %d: position %d", t.from, t.from+len(t.sums)-1, pos)
+	}
+	copy(t.q, q)
+	if err := t.tap.Attend(l, pos, q, k, v, out); err != nil {
+		return err
+	}
+	heads := t.tap.mc.Heads
+	for h := range heads {
+		t.sinks.sum[l*heads+h] += float64(t.tap.full.Attention(l, h)[0])
+	}
+	t.comp.sum = Metrics{}
+	if err := t.comp.Attend(l, pos, t.q, k, v, t.out); err != nil {
+		return err
+	}
+	t.sums[i] = t.sums[i].add(t.comp.sum)
+	return nil
+}
+
+// Reset implements model.Cache: it resets the tap, the cache the shadow
+// runner owns (the compressed cache is the compressed runner's).
+func (t *teeCache) Reset() { t.tap.Reset() }
 
 // ModelCalibration is what storage learned from a model's keys and values
 // before decoding: per-channel or per-tensor ranges and low-rank bases.
@@ -109,9 +176,18 @@ func (r *recorded) Next(q, k, v []float32) int {
 	return r.pos - 1
 }
 
-// ModelRunDecoders is how many decoders a ModelRun steps per token: the
-// uncompressed, the compressed and the teacher-forced one.
+// ModelRunDecoders is how many decoders a ModelRun steps per token after
+// its prompt: the uncompressed, the compressed and the teacher-forced one.
 const ModelRunDecoders = 3
+
+// PromptChunk is the most prompt tokens one ModelRun.Step reads. A run
+// reads its prompt but the last token in chunks, each in one batched
+// uncompressed pass (model.Runner.Prefill: each weight matrix multiplies
+// the whole chunk at once) that also fills the compressed cache (see
+// ModelRun); larger chunks stream the weights fewer times, smaller ones
+// let a viewer see the prompt arrive. The run's results do not depend on
+// it (up to float32 rounding).
+const PromptChunk = 64
 
 // ModelRun decodes a prompt with a real model twice, side by side: with an
 // uncompressed cache and with a compressed one, each greedily on its own
@@ -119,6 +195,27 @@ const ModelRunDecoders = 3
 // forcing), so each step compares the two caches' next-token predictions
 // and attention on the same tokens: ModelRunDecoders decoders a step. It
 // is deterministic.
+//
+// The prompt is read as llama.cpp and kvpress read it: at full precision,
+// then compressed. Its tokens but the last are read in chunks of up to
+// PromptChunk, each once, by the uncompressed shadow's batched pass; the
+// compressed cache is fed that pass's queries, keys and values (a tee,
+// layer by layer), so it stores the reference's prompt keys and values
+// through its own storage and its policy scores and evicts them on the
+// reference's attention. The compressed runner then takes up from the
+// prompt's last token, which every decoder reads by itself as any later
+// token: the compressed text's first token comes from the compressed
+// cache's own next-token prediction.
+//
+// Per position, a run records the token of each text and its piece, the
+// metrics (Snapshot.History: one entry per position fed) and the sink
+// metric. A chunked prompt position's metrics compare the compressed
+// cache's attention with the reference's for the reference's query at
+// that position (from the last prompt token on, for the shadow's query
+// on the compressed text, whose earlier tokens are the same). Next-token
+// predictions are compared from the last prompt token on only: a chunk
+// computes no compressed next-token distribution, so KL, top-1 agreement
+// and Text.KLHistory (entry i: position Prompt−1+i) begin there.
 type ModelRun struct {
 	m      *model.Model
 	cfg    Config
@@ -128,6 +225,16 @@ type ModelRun struct {
 	refFC  *model.FullCache
 	test   *model.Runner // compressed, free-running
 	shadow *model.Runner // uncompressed, fed the compressed text
+	tee    *teeCache     // the shadow's cache; on while a prompt chunk is read
+	chunk  int           // prompt tokens a step reads at most (PromptChunk; tests change it)
+	// viaForward makes a chunk go through Forward token by token (with the
+	// tee on) instead of Prefill: what a chunk must equal, for the tests.
+	viaForward bool
+	// tokenPrompt reads the prompt as runs did before chunks: a token a
+	// step, every decoder reading it by itself (the compressed runner on
+	// its own passes), measured as every later token. BenchmarkModelRunPrompt
+	// compares; it is not what a run's contract describes.
+	tokenPrompt bool
 
 	prompt            []int
 	maxTokens         int
@@ -175,21 +282,24 @@ func NewModelRun(m *model.Model, cfg Config, prompt string, maxTokens int, repos
 		return nil, err
 	}
 	cache.ref = tap
+	sinks := newSinkAcc(mc.Layers, mc.Heads)
+	tee := newTeeCache(tap, cache, sinks)
 	r := &ModelRun{m: m, cfg: cache.cfg, cache: cache, tap: tap, prompt: toks, maxTokens: maxTokens, diverge: -1,
-		ref: m.NewRunner(full), refFC: full, test: m.NewRunner(cache), shadow: m.NewRunner(tap)}
+		ref: m.NewRunner(full), refFC: full, test: m.NewRunner(cache), shadow: m.NewRunner(tee), tee: tee,
+		chunk: PromptChunk, sinks: sinks}
 	r.refToks = make([]int, 0, maxTokens)
 	r.testToks = make([]int, 0, maxTokens)
 	r.pieces = make([]string, 0, maxTokens)
 	r.history = make([]Metrics, 0, maxTokens)
 	r.kls = make([]float64, 0, maxTokens)
-	r.sinks = newSinkAcc(mc.Layers, mc.Heads)
 	return r, nil
 }
 
 // Config returns the run's configuration (with the model's shape).
 func (r *ModelRun) Config() Config { return r.cfg }
 
-// Pos returns the number of tokens fed so far.
+// Pos returns the number of tokens fed so far: a step reading a prompt
+// chunk advances it by up to PromptChunk, any other step by one.
 func (r *ModelRun) Pos() int { return len(r.testToks) }
 
 // Err returns the error that stopped the run, if any.
@@ -198,17 +308,27 @@ func (r *ModelRun) Err() error { return r.err }
 // Cache returns the compressed cache.
 func (r *ModelRun) Cache() *ModelCache { return r.cache }
 
-// Step feeds one token to each cache: the next prompt token, then each
-// run's own greedy choice. It returns false when maxTokens are fed, both
-// texts have ended (EOS), or after an error. While the two texts agree,
-// the uncompressed run and the shadow read the same tokens through the
-// same arithmetic, so the shadow's pass serves both: the uncompressed
-// run's cache is copied from the shadow's when the texts part (the same
-// results, two forward passes per token instead of three until then).
-func (r *ModelRun) Step() bool {
+// Step feeds the next tokens: up to PromptChunk tokens of the prompt
+// while more than its last token are left (see ModelRun), else one token
+// to each cache — the prompt's last token, then each run's own greedy
+// choice. It returns false when maxTokens are fed, both texts have ended
+// (EOS), or after an error. While the two texts agree, the uncompressed
+// run and the shadow read the same tokens through the same arithmetic, so
+// the shadow's pass serves both: the uncompressed run's cache is copied
+// from the shadow's when the texts part (the same results, two forward
+// passes per token instead of three until then).
+func (r *ModelRun) Step() bool { return r.StepTo(r.maxTokens) }
+
+// StepTo is Step, except that a prompt chunk ends at position goal: it
+// feeds at most max(goal−Pos(), 1) tokens, so a viewer asking for goal
+// positions gets no more. It returns what Step returns.
+func (r *ModelRun) StepTo(goal int) bool {
 	pos := len(r.testToks)
 	if r.err != nil || pos >= r.maxTokens {
 		return false
+	}
+	if end := len(r.prompt) - 1; pos < end && !r.tokenPrompt {
+		return r.readPrompt(r.prompt[pos:min(end, pos+max(1, min(r.chunk, goal-pos)))])
 	}
 	eos := r.m.Tokenizer.EOS
 	if pos > len(r.prompt) && r.refNext == eos && r.testNext == eos {
@@ -253,7 +373,49 @@ func (r *ModelRun) Step() bool {
 		return false
 	}
 	r.addSinks()
-	r.last = r.cache.sum.scale(1 / float64(r.m.Config.Layers))
+	r.record(refTok, testTok, r.cache.sum)
+	return true
+}
+
+// readPrompt feeds the prompt tokens toks (ending before the prompt's
+// last token) at the next positions: once, through the shadow's batched
+// pass with the tee on, which fills the compressed cache too; the
+// compressed runner is then positioned after them. Each position records
+// its metrics (summed over the layers by the tee) and the sink metric;
+// the uncompressed run shares the shadow's history, the texts being one.
+func (r *ModelRun) readPrompt(toks []int) bool {
+	pos := len(r.testToks)
+	r.tee.begin(pos, len(toks))
+	var err error
+	if r.viaForward {
+		for _, t := range toks {
+			if _, err = r.shadow.Forward(t); err != nil {
+				break
+			}
+		}
+	} else {
+		_, err = r.shadow.Prefill(toks)
+	}
+	r.tee.on = false
+	if err == nil {
+		err = r.test.Seek(pos + len(toks))
+	}
+	if err != nil {
+		r.err = fmt.Errorf("sim: model run reading the prompt at positions %d to %d: %w", pos, pos+len(toks)-1, err)
+		return false
+	}
+	r.sinks.n += len(toks)
+	for i, t := range toks {
+		r.record(t, t, r.tee.sums[i])
+	}
+	return true
+}
+
+// record appends the position fed next: its metrics (sum, summed over the
+// layers), and each text's token and piece.
+func (r *ModelRun) record(refTok, testTok int, sum Metrics) {
+	pos := len(r.testToks)
+	r.last = sum.scale(1 / float64(r.m.Config.Layers))
 	r.history = append(r.history, r.last)
 	r.refToks = append(r.refToks, refTok)
 	r.testToks = append(r.testToks, testTok)
@@ -268,7 +430,6 @@ func (r *ModelRun) Step() bool {
 	if r.diverge < 0 && refTok != testTok {
 		r.diverge = pos
 	}
-	return true
 }
 
 // Texts returns the uncompressed and compressed texts so far.
@@ -302,6 +463,9 @@ func (r *ModelRun) Snapshot(layer int) *Snapshot {
 		t.Compressed = string(r.testText)
 	}
 	t.Diverge, t.KLHistory = r.diverge, r.kls
+	if len(r.kls) == 0 {
+		t.KLHistory = nil // while a chunked prompt is read: none yet, as a frame's receiver has it
+	}
 	t.NextKL, t.MeanKL, t.Agreement = 0, 0, 0
 	if r.steps > 0 {
 		t.NextKL = r.kls[len(r.kls)-1]

@@ -238,7 +238,10 @@ func TestModelRunUncompressedIsGreedy(t *testing.T) {
 	if !slices.Equal(full[len(prompt):], want) {
 		t.Fatalf("uncompressed run %v\ngreedy decoding %v", full[len(prompt):], want)
 	}
-	// The compressed text is its own cache's greedy continuation too.
+	// The compressed text is its own cache's greedy continuation too: a
+	// window evicts nothing during the prompt and FP32 storage is exact, so
+	// the compressed cache holds the prompt the run's tee gave it (the
+	// reference's keys and values) as it would reading the prompt alone.
 	mc, err := NewModelCache(m.Config, cfg, 120, len(prompt), false, nil)
 	if err != nil {
 		t.Fatal(err)

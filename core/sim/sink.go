@@ -124,8 +124,9 @@ func ModelSinks(m *model.Model, tokens []int) (*Sinks, error) {
 
 // Sinks returns the sink metric over the run so far: the attention the
 // uncompressed cache, fed the compressed run's text, gives position 0,
-// averaged over every query. It is updated by each Step in O(Layers·Heads)
-// and returned without allocating; the result is reused by the next call.
+// averaged over every query (every position fed, prompt chunks included).
+// It is updated as each position is fed, in O(Layers·Heads), and returned
+// without allocating; the result is reused by the next call.
 func (r *ModelRun) Sinks() *Sinks { return r.sinks.result() }
 
 // addSinks adds the last query's attention on position 0, per layer and

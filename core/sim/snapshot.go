@@ -162,16 +162,19 @@ type Snapshot struct {
 
 // TextCompare sets the real model's two continuations side by side: with
 // the uncompressed cache and with the compressed one. Next-token measures
-// compare, at each position of the compressed text, the uncompressed
-// cache's prediction with the compressed cache's (teacher forcing).
+// compare, at each position of the compressed text from the prompt's last
+// token on, the uncompressed cache's prediction with the compressed
+// cache's (teacher forcing). The prompt's earlier positions are read in
+// chunks that predict nothing (see ModelRun): they have no next-token
+// measures.
 type TextCompare struct {
 	Full       string    // prompt + continuation with the uncompressed cache
 	Compressed string    // prompt + continuation with the compressed cache
 	Diverge    int       // first position where the two texts' tokens differ; -1 while they agree
-	NextKL     float64   // KL(full ‖ compressed) of the next-token distributions at this step, nats
-	MeanKL     float64   // mean of NextKL over the steps so far
-	Agreement  float64   // share of steps whose most likely next tokens agree
-	KLHistory  []float64 // NextKL per step
+	NextKL     float64   // KL(full ‖ compressed) of the next-token distributions at the last measured step, nats; 0 before any
+	MeanKL     float64   // mean of NextKL over the measured steps so far (KLHistory); 0 before any
+	Agreement  float64   // share of the measured steps whose most likely next tokens agree; 0 before any
+	KLHistory  []float64 // NextKL per measured step: entry i is position Prompt−1+i's; nil before any
 }
 
 // Cell returns the cell of head h at position p.

@@ -234,7 +234,8 @@ func (r *Row) setBytes(bytes, full int64) {
 	}
 }
 
-// stepper is a run decoded a token per Step: an Engine or a ModelRun.
+// stepper is a run decoded step by step: an Engine (a token a step) or a
+// ModelRun (a prompt chunk or a token a step).
 type stepper interface {
 	Step() bool
 	Pos() int
@@ -242,15 +243,18 @@ type stepper interface {
 }
 
 // runToEnd steps s until it stops and returns its error, looking at ctx
-// every `every` tokens: a cancelled ctx stops the run there with ctx's
-// error.
+// each time the position passes a multiple of every: a cancelled ctx
+// stops the run there with ctx's error.
 func runToEnd(ctx context.Context, s stepper, every int) error {
+	last := s.Pos()
 	for s.Step() {
-		if s.Pos()%every == 0 {
+		p := s.Pos()
+		if p/every != last/every {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
+		last = p
 	}
 	return s.Err()
 }
