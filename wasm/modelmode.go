@@ -165,6 +165,7 @@ func compressedHTML(spans *[]view.TextSpan, s *sim.Snapshot) string {
 		cls := "tok"
 		if sp.Count > 1 || sp.First < s.Prompt {
 			cls = "prompt"
+			sp.Text = view.TailText(sp.Text, view.PromptTail)
 		}
 		if sp.Diff {
 			cls += " diff"
@@ -217,6 +218,10 @@ func (a *app) writeTexts() {
 		comp := byID("text-comp")
 		comp.Set("innerHTML", compressedHTML(&tp.spans, s))
 		agree, rest := view.SplitFull(t.Full, tp.spans)
+		if sp := tp.spans; len(sp) > 0 && sp[0].Count > 1 && strings.HasPrefix(agree, sp[0].Text) {
+			// A long prompt shows its end: the text view holds it whole.
+			agree = view.TailText(sp[0].Text, view.PromptTail) + agree[len(sp[0].Text):]
+		}
 		var b strings.Builder
 		b.WriteString(html.EscapeString(agree))
 		if rest != "" {

@@ -198,6 +198,23 @@ func CompressedSpans(dst []TextSpan, pieces []string, prompt, diverge int) []Tex
 	return dst
 }
 
+// PromptTail is how many bytes of a long prompt the texts panel shows,
+// before its continuation: the whole document is in the text view.
+const PromptTail = 240
+
+// TailText returns s when it is at most n bytes long, else "…" and its
+// last n bytes or fewer (cut at a character boundary).
+func TailText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return "…" + s[i:]
+}
+
 // SplitFull splits the uncompressed text where the compressed one leaves
 // it: agree is the text both runs share (the compressed spans before the
 // divergence), rest the uncompressed continuation from there. When diverge

@@ -307,3 +307,20 @@ func TestIsTextFile(t *testing.T) {
 		}
 	}
 }
+
+func TestTailText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly ten", 11, "exactly ten"},
+		{"a long document's end", 5, "…s end"},
+		{"héé", 3, "…é"}, // never half a character
+	} {
+		if got := TailText(tc.in, tc.n); got != tc.want {
+			t.Errorf("TailText(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
