@@ -218,6 +218,12 @@ func (a *app) reflect() {
 			if c.el.Get("value").String() != v {
 				c.el.Set("value", v)
 			}
+		case "text", "textarea":
+			// A box the visitor is typing in keeps what they typed: it is
+			// applied when they leave it (its change event).
+			if c.el.Get("value").String() != v && !c.el.Equal(document.Get("activeElement")) {
+				c.el.Set("value", v)
+			}
 		default:
 			if c.el.Get("value").String() != v {
 				c.el.Set("value", v)

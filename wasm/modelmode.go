@@ -19,6 +19,8 @@ import (
 type modelKey struct {
 	cfg    sim.Config
 	text   string
+	q      string
+	after  bool
 	maxTok int
 	repos  bool
 	m      *model.Model
@@ -54,13 +56,21 @@ func (a *app) applyModel(next view.State, target int) {
 		a.addNotices(view.Notice{Key: "layer", Value: fmt.Sprint(next.Layer), Msg: fmt.Sprintf("this model has %d layers; showing layer %d", mc.Layers, mc.Layers-1)})
 		next.Layer = mc.Layers - 1
 	}
-	prompt := len(m.Tokenizer.Prompt(next.Text))
+	if strings.TrimSpace(next.Text) == "" && next.Text != a.good.Text {
+		a.addNotices(view.Notice{Msg: "The document is empty; the previous one is kept."})
+		next.Text = a.good.Text
+	}
+	doc := m.Tokenizer.Document(next.Text, next.Question)
+	prompt := len(doc.IDs)
+	if next.Question != "" && (next.Question != a.good.Question || a.mdl.noticed != m) {
+		a.addNotices(view.Notice{Msg: view.ChatNotice(doc.Format.String(), m.Tokenizer.HasTemplate)})
+	}
 	maxTok, notice, ok := view.FitPrompt(prompt, next.MaxTok, mc.ContextLength)
-	if !ok && (next.Text != a.good.Text || next.MaxTok != a.good.MaxTok) && a.good.ModelMode() {
+	if !ok && (next.Text != a.good.Text || next.Question != a.good.Question || next.MaxTok != a.good.MaxTok) && a.good.ModelMode() {
 		// A prompt the model cannot take: say so and keep what ran.
 		a.addNotices(view.Notice{Msg: notice})
 		keep := next
-		keep.Text, keep.MaxTok = a.good.Text, a.good.MaxTok
+		keep.Text, keep.Question, keep.MaxTok = a.good.Text, a.good.Question, a.good.MaxTok
 		a.applyModel(keep, target)
 		a.reflect()
 		return
@@ -68,10 +78,10 @@ func (a *app) applyModel(next view.State, target int) {
 	if !ok {
 		// Nothing ran before (a link with too long a prompt): the default prompt.
 		a.addNotices(view.Notice{Msg: notice + " Using the default prompt instead."})
-		next.Text = view.DefaultPrompt
+		next.Text, next.Question = view.DefaultPrompt, ""
 		prompt = len(m.Tokenizer.Prompt(next.Text))
 		maxTok, _, _ = view.FitPrompt(prompt, next.MaxTok, mc.ContextLength)
-	} else if notice != "" && (next.Text != a.good.Text || next.MaxTok != a.good.MaxTok || a.mdl.noticed != m) {
+	} else if notice != "" && (next.Text != a.good.Text || next.Question != a.good.Question || next.MaxTok != a.good.MaxTok || a.mdl.noticed != m) {
 		a.addNotices(view.Notice{Msg: notice})
 	}
 	a.mdl.noticed = m
@@ -83,7 +93,7 @@ func (a *app) applyModel(next view.State, target int) {
 			continue
 		}
 		cfg, ns := view.ModelConfig(*next.Side(i), mc.HeadDim, maxTok)
-		key := modelKey{cfg: cfg, text: next.Text, maxTok: maxTok, repos: next.Repos, m: m}
+		key := modelKey{cfg: cfg, text: next.Text, q: next.Question, after: next.QAfter, maxTok: maxTok, repos: next.Repos, m: m}
 		if s.eng != nil && s.mkey == key && s.eng.Pos() <= target {
 			continue
 		}
@@ -96,7 +106,7 @@ func (a *app) applyModel(next view.State, target int) {
 		run := cfg
 		run.Layers, run.Heads, run.KVHeads, run.HeadDim = mc.Layers, mc.Heads, mc.KVHeads, mc.HeadDim
 		run.Tokens, run.Prompt = maxTok, min(a.runPrompt, maxTok)
-		set := session.Settings{Config: cfg, Text: next.Text, MaxTokens: maxTok, Repos: next.Repos}
+		set := session.Settings{Config: cfg, Text: next.Text, Question: next.Question, After: next.QAfter, MaxTokens: maxTok, Repos: next.Repos}
 		goal := min(max(target, a.runPrompt), maxTok)
 		s.eng, s.snap, s.mkey = a.openRemote(i, m, a.mdl.raw, run, set, goal, next.Layer), nil, key
 		a.goal = goal

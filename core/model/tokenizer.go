@@ -59,6 +59,12 @@ type Tokenizer struct {
 	BOS int // beginning-of-sequence id, or -1 if the vocabulary has none
 	EOS int // end-of-sequence id, or -1
 	UNK int // unknown-token id, or -1
+
+	// HasTemplate reports whether the file gives a chat template
+	// (tokenizer.chat_template), and Chat is the format recognised in it
+	// (DetectChat; ChatNone for a template kvscope does not know).
+	HasTemplate bool
+	Chat        ChatFormat
 }
 
 // vocab is a vocabulary as a GGUF file describes it, with llama.cpp's
@@ -245,7 +251,18 @@ func TokenizerFromGGUF(f *gguf.File) (*Tokenizer, error) {
 			}
 		}
 	}
-	return newTokenizer(v)
+	tok, err := newTokenizer(v)
+	if err != nil {
+		return nil, err
+	}
+	if val, ok := f.Lookup("tokenizer.chat_template"); ok {
+		s, isStr := val.Str()
+		if !isStr {
+			return nil, fmt.Errorf("model: tokenizer.chat_template is not a string")
+		}
+		tok.HasTemplate, tok.Chat = true, DetectChat(s)
+	}
+	return tok, nil
 }
 
 // newTokenizer checks v and builds its tokenizer.

@@ -21,12 +21,16 @@ import (
 )
 
 // Settings are what a real-model run is built from: the configuration
-// (policy, budgets, storage; the model sets the shape), the prompt, the
-// run's length in tokens (prompt included) and whether kept keys are
-// re-rotated to their new positions. They travel as JSON.
+// (policy, budgets, storage; the model sets the shape), the prompt (a
+// document), a question about it and whether the cache is compressed after
+// the question rather than before (sim.NewDocumentRun), the run's length
+// in tokens (prompt included) and whether kept keys are re-rotated to
+// their new positions. They travel as JSON.
 type Settings struct {
 	Config    sim.Config `json:"config"`
 	Text      string     `json:"text"`
+	Question  string     `json:"question,omitempty"`
+	After     bool       `json:"after,omitempty"`
 	MaxTokens int        `json:"maxTokens"`
 	Repos     bool       `json:"repos"`
 }
@@ -65,7 +69,7 @@ func (s *Session) Open(id int, set Settings, goal, layer int) error {
 	if err := s.checkLayer(layer); err != nil {
 		return err
 	}
-	run, err := sim.NewModelRun(s.m, set.Config, set.Text, set.MaxTokens, set.Repos)
+	run, err := sim.NewDocumentRun(s.m, set.Config, set.Text, set.Question, set.After, set.MaxTokens, set.Repos)
 	if err != nil {
 		return err
 	}

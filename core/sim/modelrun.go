@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kvscope/kvscope/core/model"
 )
@@ -257,19 +258,56 @@ type ModelRun struct {
 // NewModelRun prepares to decode prompt (Tokenizer.Prompt: after BOS when the vocabulary asks for it) for up to
 // maxTokens positions, prompt included, with cfg's policy and storage.
 func NewModelRun(m *model.Model, cfg Config, prompt string, maxTokens int, reposition bool) (*ModelRun, error) {
+	toks := m.Tokenizer.Prompt(prompt)
+	return NewPromptRun(m, cfg, toks, len(toks), maxTokens, reposition)
+}
+
+// NewDocumentRun prepares to decode the answer to question about doc
+// (Tokenizer.Document) for up to maxTokens positions, prompt included.
+// The compressed cache starts evicting when the document ends, before the
+// question arrives (a cache compressed once and reused across questions,
+// kvpress's default), or with after, once the question is read too (a
+// query-aware compression: SnapKV's window then holds the question).
+// Without a question it is NewModelRun.
+func NewDocumentRun(m *model.Model, cfg Config, doc, question string, after bool, maxTokens int, reposition bool) (*ModelRun, error) {
+	d := m.Tokenizer.Document(doc, question)
+	at := d.Question
+	if after {
+		at = len(d.IDs)
+	}
+	return NewPromptRun(m, cfg, d.IDs, at, maxTokens, reposition)
+}
+
+// NewPromptRun prepares to decode the prompt of token ids toks for up to
+// maxTokens positions, prompt included; the compressed cache reads its
+// first compressAt positions before its policy starts evicting (the
+// prompt's length, or where a question begins; see NewDocumentRun). Every
+// prompt position is read, by every decoder, before the run generates.
+func NewPromptRun(m *model.Model, cfg Config, toks []int, compressAt, maxTokens int, reposition bool) (*ModelRun, error) {
 	mc := m.Config
 	if maxTokens < 2 || maxTokens > mc.ContextLength {
 		return nil, fmt.Errorf("sim: model run of %d tokens: want 2 to %d (the model's context)", maxTokens, mc.ContextLength)
 	}
-	toks := m.Tokenizer.Prompt(prompt)
+	if len(toks) == 0 {
+		return nil, fmt.Errorf("sim: a model run needs a prompt of at least one token")
+	}
 	if len(toks) >= maxTokens {
 		return nil, fmt.Errorf("sim: prompt of %d tokens leaves no room in %d", len(toks), maxTokens)
 	}
+	if compressAt < 1 || compressAt > len(toks) {
+		return nil, fmt.Errorf("sim: compression from position %d of a %d-token prompt", compressAt, len(toks))
+	}
+	for _, t := range toks {
+		if t < 0 || t >= mc.Vocab {
+			return nil, fmt.Errorf("sim: prompt token %d out of the vocabulary's %d", t, mc.Vocab)
+		}
+	}
+	toks = slices.Clone(toks)
 	cal, err := CalibrateModel(m, cfg, reposition)
 	if err != nil {
 		return nil, err
 	}
-	cache, err := NewModelCache(mc, cfg, maxTokens, len(toks), reposition, cal)
+	cache, err := NewModelCache(mc, cfg, maxTokens, compressAt, reposition, cal)
 	if err != nil {
 		return nil, err
 	}

@@ -170,6 +170,8 @@ var fieldTable = []Field{
 	// Real-model mode.
 	{Key: "mode", Label: "Stream", Kind: Enum, Choices: Modes, s: func(s *State, _ *sim.Config) *string { return &s.Mode }},
 	{Key: "text", Label: "Prompt", Kind: Text, s: func(s *State, _ *sim.Config) *string { return &s.Text }},
+	{Key: "question", Label: "Question", Kind: Text, s: func(s *State, _ *sim.Config) *string { return &s.Question }},
+	{Key: "qafter", Label: "Compress after the question", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.QAfter }},
 	{Key: "mtokens", Label: "Max tokens", Kind: Int, Min: MinModelTokens, Max: MaxModelTokens, Step: 1, i: func(s *State, _ *sim.Config) *int { return &s.MaxTok }},
 	{Key: "repos", Label: "Re-position keys (StreamingLLM)", Kind: Bool, b: func(s *State, _ *sim.Config) *bool { return &s.Repos }},
 	{Key: "model", Label: "Model file", Kind: Source, s: func(s *State, _ *sim.Config) *string { return &s.Source }},

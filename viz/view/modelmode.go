@@ -50,6 +50,19 @@ func FitPrompt(promptTokens, maxTok, context int) (tokens int, notice string, ok
 		": Max tokens raised to " + itoa(n) + " (this model's context is " + itoa(context) + ")", true
 }
 
+// ChatNotice says how a question is asked of a model whose chat format
+// is format (model.ChatFormat's name; "none" when not recognised) and
+// whether its file gives a chat template at all.
+func ChatNotice(format string, hasTemplate bool) string {
+	switch {
+	case format != "none":
+		return "The question is asked in this model's chat template (" + format + "): the document and the question are one user turn, and the answer is the assistant's."
+	case hasTemplate:
+		return "This model's chat template is not one kvscope recognises (ChatML, Llama 3, Gemma): the question follows the document as plain text, \"Question: … Answer:\"."
+	}
+	return "This model has no chat template (a base model): the question follows the document as plain text, \"Question: … Answer:\"."
+}
+
 // IsTextFile reports whether a dropped file, by its name and MIME type,
 // is a document to read as the prompt rather than a model: plain text or
 // Markdown.

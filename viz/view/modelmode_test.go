@@ -324,3 +324,19 @@ func TestTailText(t *testing.T) {
 		}
 	}
 }
+
+func TestChatNotice(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		has    bool
+		says   string
+	}{
+		{"ChatML", true, "chat template (ChatML)"},
+		{"none", true, "not one kvscope recognises"},
+		{"none", false, "no chat template"},
+	} {
+		if got := ChatNotice(tc.format, tc.has); !strings.Contains(got, tc.says) {
+			t.Errorf("ChatNotice(%q, %v) = %q, want it to say %q", tc.format, tc.has, got, tc.says)
+		}
+	}
+}

@@ -29,10 +29,15 @@ type State struct {
 	// Real-model mode (Mode == ModeModel): a pretrained model decodes Text
 	// through A's policy and storage; the synthetic stream settings of A,
 	// B and Compare are kept but not used.
-	Mode   string // ModeSynthetic or ModeModel
-	Text   string // the model's prompt, sanitized (SanitizePrompt)
-	MaxTok int    // positions the model decodes, prompt and BOS included
-	Repos  bool   // re-position keys within the cache (StreamingLLM)
+	Mode string // ModeSynthetic or ModeModel
+	Text string // the model's prompt, sanitized (SanitizePrompt)
+	// Question is asked about Text (model.Tokenizer.Document): "" for
+	// none. QAfter compresses the cache after the question is read
+	// rather than before it arrives (sim.NewDocumentRun).
+	Question string
+	QAfter   bool
+	MaxTok   int  // positions the model decodes, prompt and BOS included
+	Repos    bool // re-position keys within the cache (StreamingLLM)
 	// Source is the model file's address (NormalizeSource): "" for the
 	// stories260K file served beside the page.
 	Source string

@@ -187,3 +187,47 @@ func TestPastedDocument(t *testing.T) {
 		t.Errorf("the prompt box holds %d characters after the refusal, want the %d that run", len(v), len(doc))
 	}
 }
+
+// A question typed after the document is read after it, as plain text for
+// stories260K (a base model without a chat template, which a notice
+// says), and the answers under both caches appear; compressing after the
+// question is a setting of its own that opens a new run.
+func TestQuestionAnswers(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	tb := open(t, "mode=model&play=1&speed=240&mtokens=64&text=Lily+had+a+red+ball.+She+gave+it+to+her+dog+Max.")
+	tb.waitJS(`(s => s.model.loaded && s.step >= s.runPrompt && s.runPrompt > 0)(JSON.parse(window.kvscope.state()))`, time.Minute)
+	before := tb.state().RunPrompt
+	if err := chromedp.Do(tb.ctx, chromedp.Focus(chromedp.ID("question"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tb.ctx, chromedp.KeyEvent("Who got the ball?"+kb.Enter)); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitJS(`(s => s.runPrompt > `+fmt.Sprint(before)+` && s.step > s.runPrompt + 4)(JSON.parse(window.kvscope.state()))`, time.Minute)
+	st := tb.state()
+	if st.Text == nil {
+		t.Fatalf("no texts: %.600s", tb.eval(`window.kvscope.state()`))
+	}
+	if !strings.Contains(strings.Join(st.Notices, " "), "no chat template") {
+		t.Errorf("no notice says how the question is asked: %q", st.Notices)
+	}
+	for _, s := range []string{st.Text.Full, st.Text.Compressed} {
+		i := strings.Index(s, "Question: Who got the ball?\nAnswer:")
+		if i < 0 || len(s) <= i+len("Question: Who got the ball?\nAnswer:") {
+			t.Fatalf("no answer after the question in %q", s)
+		}
+	}
+	if !strings.Contains(tb.eval(`document.getElementById("text-full").textContent`), "Answer:") {
+		t.Errorf("the texts panel does not show the question and its answer")
+	}
+	if !strings.Contains(st.URL, "question=Who+got+the+ball%3F") && !strings.Contains(st.URL, "question=Who%20got") {
+		t.Errorf("the link does not carry the question: %s", st.URL)
+	}
+	v := st.Version
+	if err := chromedp.Do(tb.ctx, chromedp.Click(chromedp.ID("qafter"))); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitJS(fmt.Sprintf(`(s => s.version > %d && s.url.includes("qafter=1"))(JSON.parse(window.kvscope.state()))`, v), 10*time.Second)
+}

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/sim"
@@ -43,6 +44,9 @@ type options struct {
 	trace  string
 	model  string
 	prompt string
+	file   string // -prompt-file
+	q      string // -question
+	after  bool   // -compress-after
 	repos  bool
 	json   bool
 	every  int
@@ -64,6 +68,9 @@ func flags(c *sim.Config, o *options, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.trace, "trace", "", "replay a recorded `file.npz` (arrays q, k, v shaped [T,H,D] or [L,T,H,D]) instead of the synthetic stream")
 	fs.StringVar(&o.model, "model", "", "decode with a llama `file.gguf` (e.g. stories260K) through the compressed cache instead of the synthetic stream; -tokens caps the run")
 	fs.StringVar(&o.prompt, "text", "Once upon a time", "with -model, the text to continue")
+	fs.StringVar(&o.file, "prompt-file", "", "with -model, read the prompt (a document) from `file.txt` instead of -text")
+	fs.StringVar(&o.q, "question", "", "with -model, ask this question after the prompt (in the model's chat template when kvscope recognises it: ChatML, Llama 3, Gemma)")
+	fs.BoolVar(&o.after, "compress-after", false, "with -question, start evicting after the question is read (query-aware) instead of where the document ends")
 	fs.BoolVar(&o.repos, "repos", false, "with -model, re-position keys within the cache as StreamingLLM does")
 	fs.BoolVar(&o.json, "json", false, "print one JSON line per step instead of the summary table")
 	fs.IntVar(&o.every, "every", 1, "with -json, print every `n`th step (and the last)")
@@ -295,7 +302,28 @@ func runModel(w io.Writer, cfg sim.Config, o options) error {
 	if err != nil {
 		return err
 	}
-	r, err := sim.NewModelRun(m, cfg, o.prompt, min(cfg.Tokens, m.Config.ContextLength), o.repos)
+	text := o.prompt
+	if o.file != "" {
+		b, err := os.ReadFile(o.file)
+		if err != nil {
+			return err
+		}
+		if !utf8.Valid(b) {
+			return fmt.Errorf("-prompt-file %s is not UTF-8 text", o.file)
+		}
+		if text = string(b); strings.TrimSpace(text) == "" {
+			return fmt.Errorf("-prompt-file %s is empty", o.file)
+		}
+	}
+	doc := m.Tokenizer.Document(text, o.q)
+	if o.q != "" {
+		fmt.Fprintf(w, "Question asked %s; the prompt is %d tokens, the document %d.\n", chatText(doc.Format, m.Tokenizer.HasTemplate), len(doc.IDs), doc.Question)
+	}
+	n := min(cfg.Tokens, m.Config.ContextLength)
+	if len(doc.IDs) >= n {
+		return fmt.Errorf("the prompt is %d tokens: it leaves no room in -tokens %d (this model's context is %d)", len(doc.IDs), n, m.Config.ContextLength)
+	}
+	r, err := sim.NewDocumentRun(m, cfg, text, o.q, o.after, n, o.repos)
 	if err != nil {
 		return err
 	}
@@ -324,6 +352,17 @@ func runModel(w io.Writer, cfg sim.Config, o options) error {
 	}
 	fmt.Fprintf(w, "Perplexity of the uncompressed text: %.3f uncompressed, %.3f compressed\n", full, comp)
 	return printModelSinks(w, m, r)
+}
+
+// chatText says how a question is put to a model of that chat format.
+func chatText(f model.ChatFormat, hasTemplate bool) string {
+	switch {
+	case f != model.ChatNone:
+		return "in the model's chat template (" + f.String() + ")"
+	case hasTemplate:
+		return "as plain text (the model's chat template is not one kvscope recognises)"
+	}
+	return "as plain text (the model has no chat template)"
 }
 
 // loadModel reads and loads the llama GGUF file at path.

@@ -5,6 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,6 +140,55 @@ func TestModelModeFullContext(t *testing.T) {
 		}
 		if !strings.Contains(out.String(), "model 5 layers × 4 kv heads × 8 dims, 512 tokens") || !strings.Contains(out.String(), "Perplexity of the uncompressed text: ") {
 			t.Errorf("%q: output:\n%s", prompt, out.String())
+		}
+	}
+}
+
+// A document read from a file and a question about it: the question is
+// asked after the document (as plain text for stories260K, which has no
+// chat template) and both caches answer it. A file that cannot be the
+// prompt is refused with a clear error.
+func TestModelModeQuestion(t *testing.T) {
+	testmodel.Bytes(t)
+	path, err := testmodel.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "doc.txt")
+	if err := os.WriteFile(doc, []byte("Lily had a red ball. She gave it to her dog Max.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	args := []string{"-model", path, "-prompt-file", doc, "-question", "Who got the ball?", "-tokens", "60", "-policy", "h2o", "-heavy", "4", "-recent", "4"}
+	if err := run(args, &out, &out); err != nil {
+		t.Fatal(err, out.String())
+	}
+	for _, want := range []string{"Question asked as plain text (the model has no chat template)", "Uncompressed: \"Lily had a red ball.", "Question: Who got the ball?\\nAnswer:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	after := append(slices.Clone(args), "-compress-after")
+	var out2 bytes.Buffer
+	if err := run(after, &out2, &out2); err != nil {
+		t.Fatal(err, out2.String())
+	}
+	bin := filepath.Join(dir, "bin.txt")
+	empty := filepath.Join(dir, "empty.txt")
+	os.WriteFile(bin, []byte{0xff, 0xfe, 0x00, 0x81}, 0o644)
+	os.WriteFile(empty, []byte(" \n"), 0o644)
+	long := filepath.Join(dir, "long.txt")
+	os.WriteFile(long, []byte(strings.Repeat("Lily had a red ball. ", 200)), 0o644)
+	for _, tc := range []struct{ file, says string }{
+		{filepath.Join(dir, "missing.txt"), "no such file"},
+		{bin, "not UTF-8"},
+		{empty, "is empty"},
+		{long, "leaves no room"},
+	} {
+		err := run([]string{"-model", path, "-prompt-file", tc.file, "-tokens", "60"}, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("-prompt-file %s: %v, want an error saying %q", filepath.Base(tc.file), err, tc.says)
 		}
 	}
 }
