@@ -50,6 +50,9 @@ func (a *app) writeDOM() {
 		if s.Attended > 0 && s.Attended < view.KeptPerHead(s) { // a policy that selects what each query reads (Quest)
 			mr += fmt.Sprintf(" · each query reads %s of them: %s selects, it saves attention work, not memory", view.Sig(s.Attended, 3), view.PolicyName(c.Policy))
 		}
+		if t := s.Text; t != nil && t.ZipFed > 0 {
+			mr += fmt.Sprintf(" · KVzip scored the prompt by having the model repeat it: %d more positions read, %s", t.ZipFed, view.Seconds(t.ZipTime.Seconds()))
+		}
 		pg.memRatio[i].set(mr)
 		pg.scales[i].set(view.ScaleText(c.ProjectSnapshot(s, m, a.st.Context), sideTag(i, a.showB())))
 		mean := sim.MeanMetrics(s.History)

@@ -41,6 +41,10 @@ type Description struct {
 	// and latest attention (a real model's chart, where every point
 	// decodes a text three times, runs only these).
 	Landmark bool
+	// Reconstructs reports that it compresses the prompt by scores a real
+	// model's reconstruction pass gives it (Layer.Zip: KVzip); without a
+	// model, the prompt's own attention stands in.
+	Reconstructs bool
 	// Work is the relative work of a decoding step per token it holds
 	// (1 when 0), for estimating a sweep's share of work: ExpectedAttention
 	// rescoring against its query window costs more, Quest attending to

@@ -82,6 +82,8 @@ func TestRangesAreValidated(t *testing.T) {
 		switch p {
 		case ParamRecent:
 			c.Recent = int(v)
+		case ParamHeavy:
+			c.Heavy = int(v)
 		case ParamChunk:
 			c.ChunkSize = int(v)
 		case ParamDrop:

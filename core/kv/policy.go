@@ -45,6 +45,9 @@ const (
 	// Quest evicts nothing and lets each query attend to its best pages
 	// only (quest.go).
 	Quest
+	// KVzip compresses the prompt once by how much repeating it needs each
+	// token (kvzip.go).
+	KVzip
 	numPolicies
 )
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/kvscope/kvscope/core/sim"
 )
@@ -13,7 +14,7 @@ import (
 // layer's snapshot, the run's state and the stepping time it took. Its
 // bytes are little-endian:
 //
-//	magic "KVF1"
+//	magic "KVF2"
 //	id u32 · flags u8 (1 ended, 2 has text, 4 has sinks) · err string
 //	steps u32 · nanos u64 (positions fed since the last frame, and the stepping time)
 //	step, prompt, layer, layers, heads u32 · attended f64
@@ -27,13 +28,13 @@ import (
 //	  tokens: from u32, n u32, n × string                   (appended)
 //	  ids: from u32, n u32, n × u32                         (appended)
 //	  full, compressed: from u32, string each               (appended)
-//	  diverge i32 · nextKL, meanKL, agreement f64
+//	  diverge i32 · nextKL, meanKL, agreement f64 · zipFed u32 · zipTime u64 (ns)
 //	  klHistory: from u32, n u32, n × f64                   (appended)
 //
 // A string is u32 length then bytes. The growing parts (history, tokens,
 // token ids, texts, KL history) carry only what the receiver lacks: from
 // is how much of it the receiver must already hold.
-const magic = "KVF1"
+const magic = "KVF2"
 
 const (
 	flagEnded = 1 << iota
@@ -157,6 +158,8 @@ func encode(dst []byte, id int, ended bool, runErr error, steps int, nanos int64
 		b = appendF64(b, t.NextKL)
 		b = appendF64(b, t.MeanKL)
 		b = appendF64(b, t.Agreement)
+		b = le.AppendUint32(b, uint32(t.ZipFed))
+		b = le.AppendUint64(b, uint64(t.ZipTime))
 		b = le.AppendUint32(b, uint32(had.kl))
 		b = le.AppendUint32(b, uint32(len(t.KLHistory)-had.kl))
 		for _, v := range t.KLHistory[had.kl:] {
@@ -370,6 +373,7 @@ func (rc *Receiver) Receive(b []byte) (Frame, error) {
 		}
 		t.Diverge = int(int32(r.u32()))
 		t.NextKL, t.MeanKL, t.Agreement = r.f64(), r.f64(), r.f64()
+		t.ZipFed, t.ZipTime = int(r.u32()), time.Duration(r.u64())
 		t.KLHistory = t.KLHistory[:r.from("KL history", len(t.KLHistory))]
 		for range r.count("KL entries", 8) {
 			t.KLHistory = append(t.KLHistory, r.f64())

@@ -30,6 +30,10 @@ type caches struct {
 	seen         []uint32  // [layer][kv head][slot]: the last measure that found the token cached
 	stamp        uint32    // measures so far
 	kbuf         []float32 // dim
+	// deferEnd leaves the prompt's end to the caller (KVzip's Zip, with
+	// a real model's reconstruction scores) instead of ending it at the
+	// prompt's last position.
+	deferEnd bool
 }
 
 // calibration holds, per (layer, kv head), what storage learned beforehand.
@@ -120,7 +124,7 @@ func (c *caches) step(l, t, prompt int, q, k, v, out []float32) error {
 	if err := layer.Step(t, q, k, v, out); err != nil {
 		return err
 	}
-	if t == prompt-1 {
+	if t == prompt-1 && !c.deferEnd {
 		layer.EndPrompt()
 	}
 	d := c.cfg.HeadDim

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kvscope/kvscope/core/kv"
 	"github.com/kvscope/kvscope/core/model"
 )
 
@@ -253,6 +254,13 @@ type ModelRun struct {
 	snap              Snapshot
 	sinks             *sinkAcc // the sink metric of the uncompressed cache on the compressed text
 	err               error
+
+	// KVzip: where the cache compresses (0 for other policies), whether
+	// it has, and what its reconstruction pass cost.
+	zipAt    int
+	zipped   bool
+	zipFed   int
+	zipNanos int64
 }
 
 // NewModelRun prepares to decode prompt (Tokenizer.Prompt: after BOS when the vocabulary asks for it) for up to
@@ -325,6 +333,12 @@ func NewPromptRun(m *model.Model, cfg Config, toks []int, compressAt, maxTokens 
 	r := &ModelRun{m: m, cfg: cache.cfg, cache: cache, tap: tap, prompt: toks, maxTokens: maxTokens, diverge: -1,
 		ref: m.NewRunner(full), refFC: full, test: m.NewRunner(cache), shadow: m.NewRunner(tee), tee: tee,
 		chunk: PromptChunk, sinks: sinks}
+	if p, _ := kv.ParsePolicy(cfg.Policy); p.Describe().Reconstructs {
+		// The compressed cache waits for the reconstruction's scores
+		// instead of ending its prompt by itself (zip).
+		r.zipAt = compressAt
+		cache.c.deferEnd = true
+	}
 	r.refToks = make([]int, 0, maxTokens)
 	r.testToks = make([]int, 0, maxTokens)
 	r.pieces = make([]string, 0, maxTokens)
@@ -365,7 +379,17 @@ func (r *ModelRun) StepTo(goal int) bool {
 	if r.err != nil || pos >= r.maxTokens {
 		return false
 	}
+	if r.zipAt > 0 && pos == r.zipAt && !r.zipped {
+		// KVzip: the cache compresses here, scored by the reconstruction.
+		if err := r.zip(); err != nil {
+			r.err = fmt.Errorf("sim: KVzip's reconstruction after position %d: %w", pos, err)
+			return false
+		}
+	}
 	if end := len(r.prompt) - 1; pos < end && !r.tokenPrompt {
+		if r.zipAt > pos {
+			end = min(end, r.zipAt) // a chunk stops where KVzip compresses
+		}
 		return r.readPrompt(r.prompt[pos:min(end, pos+max(1, min(r.chunk, goal-pos)))])
 	}
 	eos := r.m.Tokenizer.EOS
@@ -501,6 +525,7 @@ func (r *ModelRun) Snapshot(layer int) *Snapshot {
 		t.Compressed = string(r.testText)
 	}
 	t.Diverge, t.KLHistory = r.diverge, r.kls
+	t.ZipFed, t.ZipTime = r.ZipCost()
 	if len(r.kls) == 0 {
 		t.KLHistory = nil // while a chunked prompt is read: none yet, as a frame's receiver has it
 	}

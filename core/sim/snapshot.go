@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Role is what a token position is to one head's cache at a given step.
 type Role uint8
@@ -175,6 +178,11 @@ type TextCompare struct {
 	MeanKL     float64   // mean of NextKL over the measured steps so far (KLHistory); 0 before any
 	Agreement  float64   // share of the measured steps whose most likely next tokens agree; 0 before any
 	KLHistory  []float64 // NextKL per measured step: entry i is position Prompt−1+i's; nil before any
+	// ZipFed and ZipTime are what KVzip's reconstruction pass cost (the
+	// positions it fed, in addition to the run's own), once it has run;
+	// zero for every other policy.
+	ZipFed  int
+	ZipTime time.Duration
 }
 
 // Cell returns the cell of head h at position p.

@@ -218,7 +218,7 @@ func FuzzGridConfig(f *testing.F) {
 			}
 			kc, _ := c.kv()
 			switch p {
-			case kv.Full, kv.Chunk, kv.SnapKV, kv.Quest:
+			case kv.Full, kv.Chunk, kv.SnapKV, kv.Quest, kv.KVzip:
 			case kv.Duo: // streaming heads keep the budget, retrieval heads everything
 				if !ok || c.Sink+c.Recent != min(max(budget, 1), base.Tokens) {
 					t.Fatalf("%s at %d: sink %d + recent %d (%v)", p, budget, c.Sink, c.Recent, ok)

@@ -117,3 +117,12 @@ func Nats(v float64) string {
 	}
 	return Sig(v, 3) + " nats"
 }
+
+// Seconds formats a duration in seconds for a reader: "0.42 s", "12.3 s",
+// "95 s"; "–" for a negative or non-finite one.
+func Seconds(s float64) string {
+	if math.IsNaN(s) || math.IsInf(s, 0) || s < 0 {
+		return "–"
+	}
+	return Sig(s, 2+min(1, int(s/10))) + " s"
+}

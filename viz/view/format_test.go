@@ -47,3 +47,14 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		s    float64
+		want string
+	}{{0.42, "0.42 s"}, {3.14159, "3.1 s"}, {12.34, "12.3 s"}, {95.2, "95.2 s"}, {-1, "–"}, {math.NaN(), "–"}} {
+		if got := Seconds(tc.s); got != tc.want {
+			t.Errorf("Seconds(%v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}

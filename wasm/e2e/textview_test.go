@@ -231,3 +231,23 @@ func TestQuestionAnswers(t *testing.T) {
 	}
 	tb.waitJS(fmt.Sprintf(`(s => s.version > %d && s.url.includes("qafter=1"))(JSON.parse(window.kvscope.state()))`, v), 10*time.Second)
 }
+
+// KVzip runs on the real model in the page: the document is scored by
+// the model repeating it, the cost of that pass is shown beside the
+// memory, and the compressed cache then holds the prompt tokens it chose
+// as heavy hitters.
+func TestKVzipInThePage(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	tb := open(t, "mode=model&play=1&speed=240&mtokens=80&policy=kvzip&sink=2&heavy=6&question=Who+got+the+ball%3F&text=Lily+had+a+red+ball.+She+gave+it+to+her+dog+Max.+Max+ran+to+the+park+with+it.")
+	tb.waitJS(`(s => s.model.loaded && s.runPrompt > 0 && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, time.Minute)
+	tb.waitJS(`document.getElementById("memratio-0").textContent.includes("KVzip scored the prompt")`, 20*time.Second)
+	if txt := tb.eval(`document.getElementById("memratio-0").textContent`); !strings.Contains(txt, "more positions read") {
+		t.Errorf("the cost of KVzip's pass is not shown: %q", txt)
+	}
+	st := tb.state()
+	if st.Sides[0].Config.Policy != "kvzip" || st.Sides[0].Roles["heavy hitter"] == 0 {
+		t.Errorf("policy %s, roles %v: KVzip kept no prompt token by score", st.Sides[0].Config.Policy, st.Sides[0].Roles)
+	}
+}
