@@ -181,6 +181,7 @@ func (a *app) initDOM() {
 		a.bindAttention(i)
 	}
 	a.bindTextView()
+	a.bindDocuments()
 	a.bindModelInputs()
 	a.installTestAPI()
 }

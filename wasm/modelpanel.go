@@ -156,6 +156,39 @@ func (a *app) useDocument(name, txt string) {
 	a.reflect()
 }
 
+// bindDocuments fills the built-in documents' menu; choosing one makes it
+// the prompt, with its question.
+func (a *app) bindDocuments() {
+	sel := byID("docs")
+	if !sel.Truthy() {
+		return
+	}
+	var b strings.Builder
+	b.WriteString(`<option value="">choose…</option>`)
+	for _, d := range view.Documents {
+		fmt.Fprintf(&b, `<option value="%s">%s</option>`, html.EscapeString(d.Key), html.EscapeString(d.Title))
+	}
+	sel.Set("innerHTML", b.String())
+	a.on(sel, "change", func(js.Value, []js.Value) {
+		key := sel.Get("value").String()
+		sel.Set("value", "")
+		a.post(func() {
+			d, ok := view.DocumentByKey(key)
+			if !ok {
+				return
+			}
+			next := a.st
+			next.Mode = view.ModeModel
+			a.addNotices(view.Set(&next, "text", d.Text)...)
+			a.addNotices(view.Set(&next, "question", d.Question)...)
+			a.addNotices(view.Notice{Msg: fmt.Sprintf("%s: %d characters; its question's answer is %q", d.Title, len(d.Text), d.Answer)})
+			a.apply(next, a.cur())
+			a.reflectMode()
+			a.reflect()
+		})
+	})
+}
+
 // fillModelList writes the suggested models, one button each.
 func (a *app) fillModelList() {
 	var b strings.Builder

@@ -12,8 +12,9 @@ const maxNotices = 12
 
 // Decode reads a state from a link's query or fragment (a leading '?' or
 // '#' is skipped): key=value pairs joined by '&', keys as in Fields, "b."
-// prefixes for B's eviction and storage, and optionally preset=<name> and
-// b.preset=<name> (a sim.Presets name, applied before the other keys).
+// prefixes for B's eviction and storage, optionally preset=<name> and
+// b.preset=<name> (a sim.Presets name, applied before the other keys),
+// and doc=<key> for a built-in document as the prompt (Documents).
 // A link that gives a model file (model=<address>) and no mode opens
 // real-model mode.
 // Values out of range are clamped and unreadable ones ignored; each
@@ -63,6 +64,15 @@ func Decode(s string) (State, []Notice) {
 		if p.k == "preset" || p.k == "b.preset" {
 			continue
 		}
+		if p.k == "doc" {
+			// A built-in document by name (Encode writes it so).
+			d, ok := DocumentByKey(p.v)
+			if !ok {
+				ns = append(ns, Notice{Key: "doc", Value: short(p.v), Msg: "no built-in document of that name; ignored"})
+				continue
+			}
+			p.k, p.v = "text", d.Text
+		}
 		given[p.k] = true
 		ns = append(ns, set(&st, p.k, p.v)...)
 	}
@@ -96,7 +106,8 @@ func rank(key string) int {
 
 // Encode writes every setting of s as a query string (no leading '?'), in
 // the order of Fields; B's per-side settings follow, prefixed "b.", only in
-// compare mode. Decode(Encode(s)) reproduces a normalized s (B's settings
+// compare mode. A prompt that is a built-in document is written as its
+// name, doc=<key>. Decode(Encode(s)) reproduces a normalized s (B's settings
 // only when s.Compare).
 func Encode(s *State) string {
 	var b strings.Builder
@@ -116,6 +127,16 @@ func Encode(s *State) string {
 			}
 			if v := Get(s, key); f.Omit && (v == "" || v == "0") {
 				continue
+			}
+			if key == "text" {
+				if d, ok := FindDocument(s.Text); ok {
+					// A built-in document goes by its name, not its text.
+					if b.Len() > 0 {
+						b.WriteByte('&')
+					}
+					b.WriteString("doc=" + url.QueryEscape(d.Key))
+					continue
+				}
 			}
 			if b.Len() > 0 {
 				b.WriteByte('&')

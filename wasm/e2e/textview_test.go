@@ -251,3 +251,32 @@ func TestKVzipInThePage(t *testing.T) {
 		t.Errorf("policy %s, roles %v: KVzip kept no prompt token by score", st.Sides[0].Config.Policy, st.Sides[0].Roles)
 	}
 }
+
+// A built-in document chosen from its menu with the keyboard becomes the
+// prompt with its question; the link names it (doc=) instead of carrying
+// its text, and stories260K reads the short story whole and answers.
+func TestBuiltinDocument(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	tb := open(t, "mode=model&play=1&speed=240&mtokens=64")
+	tb.waitJS(`(s => s.model.loaded && s.runPrompt > 0)(JSON.parse(window.kvscope.state()))`, time.Minute)
+	if err := chromedp.Do(tb.ctx, chromedp.Focus(chromedp.ID("docs"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowDown)); err != nil {
+		t.Fatal(err)
+	}
+	d := view.Documents[0]
+	tb.waitJS(`(s => s.url.includes("doc=`+d.Key+`") && s.step > s.runPrompt + 2)(JSON.parse(window.kvscope.state()))`, time.Minute)
+	st := tb.state()
+	if !strings.Contains(st.URL, "question=") || strings.Contains(st.URL, "text=") {
+		t.Errorf("the link: %s", st.URL)
+	}
+	if st.Text == nil || !strings.HasPrefix(st.Text.Full, d.Text[:40]) || !strings.Contains(st.Text.Full, d.Question) {
+		t.Fatalf("the run's text does not hold the document and its question: %+v", st.Text)
+	}
+	if shown := tb.eval(`document.getElementById("tv").textContent`); !strings.Contains(shown, d.Answer) {
+		t.Errorf("the text view does not show the planted fact %q", d.Answer)
+	}
+}

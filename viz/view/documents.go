@@ -1,0 +1,119 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A BuiltinDoc is a document written for the page: a text with one fact
+// planted in it, the question that asks for the fact, and the answer a
+// model that read it should give.
+type BuiltinDoc struct {
+	Key, Title string
+	Text       string
+	Question   string
+	Answer     string
+}
+
+// Documents are the page's built-in documents, long enough to put a small
+// cache under pressure: a short story that fits stories260K's context, and
+// three of 2,000 to 8,000 tokens for the models that take them. Each is
+// composed from a few dozen sentences, deterministically, with its fact
+// planted in the middle.
+var Documents = []BuiltinDoc{
+	shortStory(),
+	longStory(),
+	meetingRecord(),
+	factList(),
+}
+
+// FindDocument returns the built-in document whose text is text.
+func FindDocument(text string) (BuiltinDoc, bool) {
+	for _, d := range Documents {
+		if len(d.Text) == len(text) && d.Text == text {
+			return d, true
+		}
+	}
+	return BuiltinDoc{}, false
+}
+
+// DocumentByKey returns the built-in document named key.
+func DocumentByKey(key string) (BuiltinDoc, bool) {
+	for _, d := range Documents {
+		if d.Key == key {
+			return d, true
+		}
+	}
+	return BuiltinDoc{}, false
+}
+
+var (
+	kids    = []string{"Lily", "Tom", "Mia", "Ben", "Sue", "Sam", "Anna", "Tim"}
+	places  = []string{"park", "garden", "beach", "forest", "farm", "river", "school", "market"}
+	things  = []string{"a red ball", "a little boat", "a shiny stone", "a big kite", "a blue cup", "a funny hat", "a soft bear", "a green frog"}
+	doings  = []string{"played all day", "ran and laughed", "sang a song", "built a small house", "looked for birds", "ate some apples", "drew pictures in the sand", "counted the clouds"}
+	moods   = []string{"happy", "tired", "hungry", "surprised", "proud", "sleepy", "excited", "calm"}
+	members = []string{"Ana from finance", "Ben from sales", "Carla from design", "David from support", "Eva from research", "Farid from legal", "Grace from operations", "Hugo from marketing"}
+	topics  = []string{"the printer budget", "the new office chairs", "the website update", "the summer schedule", "the training plan", "the parking rules", "the coffee machine", "the client survey"}
+	rivers  = []string{"Alder", "Brook", "Cedar", "Dune", "Elm", "Fern", "Glen", "Heath", "Iris", "Juniper"}
+)
+
+// storyParagraph is paragraph i of a children's story.
+func storyParagraph(i int) string {
+	a, b := kids[i%len(kids)], kids[(i*3+1)%len(kids)]
+	return fmt.Sprintf("One day %s went to the %s with %s. They found %s and %s. When the sun went down, %s felt %s and %s went home.\n",
+		a, places[(i*5)%len(places)], b, things[(i*7+2)%len(things)], doings[(i*3)%len(doings)], a, moods[(i*5+3)%len(moods)], b)
+}
+
+func shortStory() BuiltinDoc {
+	var b strings.Builder
+	for i := range 5 {
+		if i == 2 {
+			b.WriteString("Mom told Lily that the cookies were hidden in the yellow box under the bed.\n")
+		}
+		b.WriteString(storyParagraph(i))
+	}
+	return BuiltinDoc{Key: "short-story", Title: "A short story (fits stories260K)", Text: b.String(),
+		Question: "Where were the cookies hidden?", Answer: "in the yellow box under the bed"}
+}
+
+func longStory() BuiltinDoc {
+	var b strings.Builder
+	for i := range 90 {
+		if i == 45 {
+			b.WriteString("Grandpa whispered that the key to the blue shed was under the third flower pot by the gate.\n")
+		}
+		b.WriteString(storyParagraph(i))
+	}
+	return BuiltinDoc{Key: "long-story", Title: "A long story with a key hidden in it", Text: b.String(),
+		Question: "Where was the key to the blue shed?", Answer: "under the third flower pot by the gate"}
+}
+
+func meetingRecord() BuiltinDoc {
+	var b strings.Builder
+	b.WriteString("Minutes of the staff meeting.\n")
+	for i := range 80 {
+		if i == 40 {
+			b.WriteString("Item 41. The chair announced that the next board meeting will be held in room 714 on Thursday.\n")
+			continue
+		}
+		fmt.Fprintf(&b, "Item %d. %s reported on %s: the cost is now %d euros, and a decision is due in week %d.\n",
+			i+1, members[(i*3)%len(members)], topics[(i*5+1)%len(topics)], 120+(i*37)%900, 2+(i*7)%48)
+	}
+	return BuiltinDoc{Key: "meeting", Title: "A meeting record", Text: b.String(),
+		Question: "In which room will the next board meeting be held?", Answer: "714"}
+}
+
+func factList() BuiltinDoc {
+	var b strings.Builder
+	for i := range 110 {
+		if i == 55 {
+			b.WriteString("Fact 56: The pass key is 48213. Remember it.\n")
+			continue
+		}
+		fmt.Fprintf(&b, "Fact %d: The river %s %d is %d kilometres long and has %d bridges.\n",
+			i+1, rivers[i%len(rivers)], i/len(rivers)+1, 40+(i*53)%700, 1+(i*11)%30)
+	}
+	return BuiltinDoc{Key: "facts", Title: "A list of facts with a pass key", Text: b.String(),
+		Question: "What is the pass key?", Answer: "48213"}
+}
