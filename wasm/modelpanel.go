@@ -143,8 +143,8 @@ func (a *app) readDocument(file js.Value) {
 
 // useDocument makes txt, read from the file name, the real model's prompt.
 func (a *app) useDocument(name, txt string) {
-	if txt == "" {
-		a.addNotices(view.Notice{Msg: fmt.Sprintf("%s: no text could be read from the file; the prompt is unchanged", name)})
+	if !view.ReadableText(txt) {
+		a.addNotices(view.Notice{Msg: fmt.Sprintf("%s is empty or not text (a binary file, or not UTF-8); the prompt is unchanged", name)})
 		return
 	}
 	next := a.st

@@ -63,6 +63,28 @@ func ChatNotice(format string, hasTemplate bool) string {
 	return "This model has no chat template (a base model): the question follows the document as plain text, \"Question: … Answer:\"."
 }
 
+// ReadableText reports whether txt, a file's contents decoded as UTF-8
+// (invalid bytes already replaced by U+FFFD, as the browser's File.text
+// does), reads as text rather than as a binary file: no NUL byte, and at
+// most one character in a hundred replaced or a control character other
+// than a tab or a line break. Empty text is not readable.
+func ReadableText(txt string) bool {
+	if txt == "" {
+		return false
+	}
+	bad, n := 0, 0
+	for _, r := range txt {
+		n++
+		switch {
+		case r == 0:
+			return false
+		case r == utf8.RuneError, r < 0x20 && r != '\t' && r != '\n' && r != '\r':
+			bad++
+		}
+	}
+	return bad*100 <= n
+}
+
 // IsTextFile reports whether a dropped file, by its name and MIME type,
 // is a document to read as the prompt rather than a model: plain text or
 // Markdown.

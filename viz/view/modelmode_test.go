@@ -340,3 +340,20 @@ func TestChatNotice(t *testing.T) {
 		}
 	}
 }
+
+func TestReadableText(t *testing.T) {
+	for _, tc := range []struct {
+		name, txt string
+		want      bool
+	}{
+		{"a document", "Minutes.\n\tItem 1. The budget.\r\n", true},
+		{"empty", "", false},
+		{"a NUL byte", "text\x00more", false},
+		{"a binary file read as UTF-8", strings.Repeat("\uFFFD\x01ab", 50), false},
+		{"one stray byte in a long text", strings.Repeat("a long and clean text ", 10) + "\uFFFD", true},
+	} {
+		if got := ReadableText(tc.txt); got != tc.want {
+			t.Errorf("%s: %v", tc.name, got)
+		}
+	}
+}

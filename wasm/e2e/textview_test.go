@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,21 @@ func TestPastedDocument(t *testing.T) {
 	}
 	if v := tb.eval(`document.getElementById("text").value`); v != doc {
 		t.Errorf("the prompt box holds %d characters after the refusal, want the %d that run", len(v), len(doc))
+	}
+
+	// A dropped .txt file becomes the prompt; a binary one is refused and
+	// the prompt stays.
+	drop := func(name, body string) {
+		tb.do(`(() => { const dt = new DataTransfer();
+			dt.items.add(new File([` + body + `], ` + strconv.Quote(name) + `, {type: "text/plain"}));
+			document.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true})); })()`)
+	}
+	drop("notes.txt", `"Max found the red ball in the garden.\nLily was happy."`)
+	tb.waitJS(`(s => s.text && s.text.full.startsWith("Max found the red ball"))(JSON.parse(window.kvscope.state()))`, 30*time.Second)
+	drop("photo.txt", `new Uint8Array([0, 159, 146, 150, 255, 0, 1, 2, 3, 200, 201])`)
+	tb.waitJS(`JSON.parse(window.kvscope.state()).notices.some(n => n.includes("photo.txt is empty or not text"))`, 10*time.Second)
+	if s := tb.state(); s.Text == nil || !strings.HasPrefix(s.Text.Full, "Max found the red ball") {
+		t.Errorf("a binary file replaced the prompt: %+v", s.Text)
 	}
 }
 
