@@ -25,6 +25,7 @@ func (a *app) initDOM() {
 		pg.names[i], pg.axes[i] = newText("name-"+si), newText("axis-"+si)
 		pg.names[i].tip, pg.axes[i].tip = true, true // cut to their boxes (style.css)
 		pg.memRatio[i], pg.scales[i] = newText("memratio-"+si), newText("scale-"+si)
+		pg.budgetGrid.id, pg.sinkGrid.id, pg.sinkSum = "budget-grid", "sink-grid", newText("sink-sum")
 		for j := 0; j < 3; j++ {
 			pg.memLabels[i][j] = newText(fmt.Sprintf("mem-%d-%d", i, j))
 		}

@@ -67,7 +67,9 @@ type page struct {
 	texts                textPanel
 	tv                   textPane
 	pics                 pictures
-	heads                headsKey  // the head grids written
+	budgetGrid, sinkGrid cellGrid   // the head grids beside the memory bars (writeHeads)
+	headCells            []gridCell // their cells, reused
+	sinkSum              *text
 	modelV               int       // model status version written
 	toksKey              labelsKey // geometry of the token labels written
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"strings"
-	"syscall/js"
 
 	"github.com/kvscope/kvscope/core/model"
 	"github.com/kvscope/kvscope/core/session"
@@ -193,18 +192,6 @@ func divergeText(t *sim.TextCompare) string {
 	return fmt.Sprintf("differs from position %d (marked)", t.Diverge)
 }
 
-// scrollToPart keeps the place where a text parts in view: it scrolls the
-// box so the mark shows near its top; before they part, it follows the
-// newest text.
-func scrollToPart(el js.Value) {
-	mark := el.Call("querySelector", ".diff, .part")
-	if mark.Truthy() {
-		el.Set("scrollTop", max(0, mark.Get("offsetTop").Float()-el.Get("offsetTop").Float()-20))
-	} else {
-		el.Set("scrollTop", el.Get("scrollHeight"))
-	}
-}
-
 // writeTexts shows the real model's texts: side A's compressed one token
 // by token, from the divergence on marked, the uncompressed one with its
 // continuation after the divergence marked, and in compare mode side B's
@@ -241,15 +228,12 @@ func (a *app) writeTexts() {
 		}
 		full := byID("text-full")
 		full.Set("innerHTML", b.String())
-		scrollToPart(comp)
-		scrollToPart(full)
 	}
 	if sb := a.sides[1].snap; a.showB() && sb != nil && sb.Text != nil {
 		if sb.Text.Compressed != tp.lastCpB {
 			tp.lastCpB = sb.Text.Compressed
 			el := byID("text-comp-1")
 			el.Set("innerHTML", compressedHTML(&tp.spansB, sb))
-			scrollToPart(el)
 		}
 		tp.divergeB.set(divergeText(sb.Text))
 	}
