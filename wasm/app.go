@@ -56,14 +56,15 @@ type app struct {
 	scale       float64 // device px per CSS px
 	frames      int     // Draw calls (drawn or not: the cadence of DOM writes)
 	ready       bool
-	readyDue    bool         // the first map is drawn; publish and set data-ready next Update
-	broken      bool         // repeated internal errors: simulation stopped
-	rectV       int          // bumps when the holes' rectangles are re-read
-	domV        int          // version last written to the DOM
-	tvV         int          // version last written to the text view
-	summaryAt   int          // step of the last aria-live summary
-	public      atomic.Value // string: JSON of the numbers, for window.kvscope.state()
-	updMs       float64      // moving averages of Update and of a drawn frame's Draw, ms
+	readyDue    bool            // the first map is drawn; publish and set data-ready next Update
+	broken      bool            // repeated internal errors: simulation stopped
+	rectV       int             // bumps when the holes' rectangles are re-read
+	domV        int             // version last written to the DOM
+	keptDocs    map[string]bool // documents this page kept in the browser (localdoc.go)
+	tvV         int             // version last written to the text view
+	summaryAt   int             // step of the last aria-live summary
+	public      atomic.Value    // string: JSON of the numbers, for window.kvscope.state()
+	updMs       float64         // moving averages of Update and of a drawn frame's Draw, ms
 	drawMs      float64
 
 	box                 view.Rect // the canvas's place in the viewport, CSS px (see canvas.go)
@@ -241,6 +242,7 @@ func (a *app) clearNotices() {
 // configuration changed and replays them to target steps. A configuration
 // the engine refuses is reported and the previous one kept.
 func (a *app) apply(next view.State, target int) {
+	a.resolveLocalDoc(&next)
 	view.Normalize(&next)
 	if next.ModelMode() {
 		a.applyModel(next, target)

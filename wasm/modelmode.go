@@ -110,6 +110,7 @@ func (a *app) applyModel(next view.State, target int) {
 		s.eng, s.snap, s.mkey = a.openRemote(i, m, a.mdl.raw, run, set, goal, next.Layer), nil, key
 		a.goal = goal
 	}
+	a.keepDoc(next.Text)
 	a.st, a.good = next, next
 	a.runTotal = maxTok
 	a.replay(target)

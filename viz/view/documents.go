@@ -1,9 +1,35 @@
 package view
 
 import (
+	"crypto/sha256"
+	hexenc "encoding/hex"
 	"fmt"
 	"strings"
 )
+
+// MaxLinkText is the longest prompt a link carries as text: a longer one
+// that is not a built-in document is kept in the browser it was pasted in
+// and the link names it (LocalDocID), as models are kept.
+const MaxLinkText = 2000
+
+// localPrefix starts the name of a document kept in the browser.
+const localPrefix = "local-"
+
+// LocalDocID is the name a link gives a prompt kept in the browser:
+// "local-" and the first 16 hex digits of its SHA-256.
+func LocalDocID(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return localPrefix + hexenc.EncodeToString(sum[:8])
+}
+
+// IsLocalDocID reports whether id names a document kept in a browser.
+func IsLocalDocID(id string) bool {
+	if len(id) != len(localPrefix)+16 || !strings.HasPrefix(id, localPrefix) {
+		return false
+	}
+	_, err := hexenc.DecodeString(id[len(localPrefix):])
+	return err == nil
+}
 
 // A BuiltinDoc is a document written for the page: a text with one fact
 // planted in it, the question that asks for the fact, and the answer a

@@ -44,3 +44,35 @@ func TestDocuments(t *testing.T) {
 		t.Error("an edited document is still written as its name")
 	}
 }
+
+// A prompt too long for a link is named in it by its hash, and a link
+// naming one tells the page to look it up; short prompts stay text.
+func TestLocalDocLinks(t *testing.T) {
+	long := strings.Repeat("A document pasted by a visitor. ", 100)
+	st := DefaultState()
+	st.Mode, st.Text = ModeModel, long
+	link := Encode(&st)
+	id := LocalDocID(long)
+	if !IsLocalDocID(id) || !strings.Contains(link, "doc="+id) || strings.Contains(link, "text=") {
+		t.Fatalf("link %q for a %d-byte prompt (id %s)", link, len(long), id)
+	}
+	back, ns := Decode(link)
+	if back.LocalDoc != id || len(ns) != 0 || back.Text == long {
+		t.Fatalf("decoded: local doc %q, %d-byte text, notices %v", back.LocalDoc, len(back.Text), ns)
+	}
+	if again := Encode(&back); !strings.Contains(again, "doc="+id) {
+		t.Errorf("a link whose document is not found here no longer names it: %s", again)
+	}
+	if LocalDocID(long+"!") == id {
+		t.Error("two documents share a name")
+	}
+	for _, bad := range []string{"local-", "local-zzzzzzzzzzzzzzzz", "local-0123", "remote-0123456789abcdef"} {
+		if IsLocalDocID(bad) {
+			t.Errorf("%q taken for a kept document's name", bad)
+		}
+	}
+	st.Text = "short"
+	if l := Encode(&st); !strings.Contains(l, "text=short") {
+		t.Errorf("a short prompt is not text in the link: %s", l)
+	}
+}

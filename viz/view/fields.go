@@ -316,6 +316,9 @@ func set(s *State, key, value string) []Notice {
 	if f.Kind == Text {
 		v, changed := SanitizePrompt(value)
 		*f.s(s, c) = v
+		if f.Key == "text" {
+			s.LocalDoc = "" // the prompt is given: no longer one to look up
+		}
 		if changed {
 			return bad("control characters removed or longer than " + itoa(MaxPromptBytes) + " bytes; using " + strconv.Quote(short(v)))
 		}

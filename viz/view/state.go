@@ -36,6 +36,10 @@ type State struct {
 	// rather than before it arrives (sim.NewDocumentRun).
 	Question string
 	QAfter   bool
+	// LocalDoc names the prompt a link gave as a document kept in the
+	// browser (doc=local-…, LocalDocID): the page looks it up and, when
+	// it has it, makes it Text. It is not a setting of its own.
+	LocalDoc string
 	MaxTok   int  // positions the model decodes, prompt and BOS included
 	Repos    bool // re-position keys within the cache (StreamingLLM)
 	// Source is the model file's address (NormalizeSource): "" for the

@@ -14,7 +14,8 @@ const maxNotices = 12
 // '#' is skipped): key=value pairs joined by '&', keys as in Fields, "b."
 // prefixes for B's eviction and storage, optionally preset=<name> and
 // b.preset=<name> (a sim.Presets name, applied before the other keys),
-// and doc=<key> for a built-in document as the prompt (Documents).
+// and doc=<key> for a built-in document as the prompt (Documents), or
+// doc=local-<hash> for one kept in the browser (State.LocalDoc).
 // A link that gives a model file (model=<address>) and no mode opens
 // real-model mode.
 // Values out of range are clamped and unreadable ones ignored; each
@@ -64,6 +65,10 @@ func Decode(s string) (State, []Notice) {
 		if p.k == "preset" || p.k == "b.preset" {
 			continue
 		}
+		if p.k == "doc" && IsLocalDocID(p.v) {
+			st.LocalDoc = p.v // the page looks it up in the browser
+			continue
+		}
 		if p.k == "doc" {
 			// A built-in document by name (Encode writes it so).
 			d, ok := DocumentByKey(p.v)
@@ -107,7 +112,8 @@ func rank(key string) int {
 // Encode writes every setting of s as a query string (no leading '?'), in
 // the order of Fields; B's per-side settings follow, prefixed "b.", only in
 // compare mode. A prompt that is a built-in document is written as its
-// name, doc=<key>. Decode(Encode(s)) reproduces a normalized s (B's settings
+// name, doc=<key>; one longer than MaxLinkText as the name it is kept
+// under in the browser, doc=local-<hash> (LocalDocID). Decode(Encode(s)) reproduces a normalized s (B's settings
 // only when s.Compare).
 func Encode(s *State) string {
 	var b strings.Builder
@@ -129,12 +135,21 @@ func Encode(s *State) string {
 				continue
 			}
 			if key == "text" {
+				// A built-in document goes by its name, and one too long
+				// for a link by the name it is kept under in the browser.
+				name := ""
 				if d, ok := FindDocument(s.Text); ok {
-					// A built-in document goes by its name, not its text.
+					name = d.Key
+				} else if len(s.Text) > MaxLinkText {
+					name = LocalDocID(s.Text)
+				} else if s.LocalDoc != "" {
+					name = s.LocalDoc // not found here: the link still names it
+				}
+				if name != "" {
 					if b.Len() > 0 {
 						b.WriteByte('&')
 					}
-					b.WriteString("doc=" + url.QueryEscape(d.Key))
+					b.WriteString("doc=" + url.QueryEscape(name))
 					continue
 				}
 			}

@@ -296,3 +296,57 @@ func TestBuiltinDocument(t *testing.T) {
 		t.Errorf("the text view does not show the planted fact %q", d.Answer)
 	}
 }
+
+// A document too long for a link is kept in the browser it was pasted
+// in: the page's link names it, opens it again in another tab of that
+// browser, and in another browser gives a notice and runs the prompt it
+// has, never another text in silence.
+func TestLocalDocumentLink(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	src := serveFile(t, shapeFile(t, smolShape(2)))
+	tb := playShape(t, serverURL, "play=1&speed=240&mtokens=64&", src, 3*time.Minute)
+	defer tb.close()
+	doc := strings.Repeat("The committee met in room 714 and agreed on the budget. ", 45)
+	if err := chromedp.Do(tb.ctx, chromedp.Focus(chromedp.ID("text"))); err != nil {
+		t.Fatal(err)
+	}
+	tb.do(`document.getElementById("text").select()`)
+	if _, err := chromedp.Call(tb.ctx, input.InsertText, input.InsertTextParams{Text: doc}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+		t.Fatal(err)
+	}
+	id := view.LocalDocID(strings.TrimRight(doc, " ") + " ")
+	tb.waitJS(`(s => s.url.includes("doc=local-") && s.step >= s.runPrompt && s.runPrompt > 64)(JSON.parse(window.kvscope.state()))`, time.Minute)
+	st := tb.state()
+	if !strings.Contains(st.URL, "doc="+id) || strings.Contains(st.URL, "text=") {
+		t.Fatalf("the link %s does not name the document %s", st.URL, id)
+	}
+	link := serverURL + "/#" + st.URL
+
+	// Another tab of the same browser opens it.
+	ctx, cancel := chromedp.NewContext(tb.ctx)
+	defer cancel()
+	same := &tab{t: t, ctx: ctx, close: cancel}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(viewW, viewH), chromedp.Navigate(link)); err != nil {
+		t.Fatal(err)
+	}
+	same.waitJS(`window.kvscope && (s => s.model.loaded && s.text && s.text.full.length > 1000)(JSON.parse(window.kvscope.state()))`, 2*time.Minute)
+	if got := same.state().Text.Full; !strings.HasPrefix(got, doc[:200]) {
+		t.Errorf("the same browser opened another text: %.80q", got)
+	}
+
+	// Another browser has not got it: a notice, and the prompt it has.
+	other := freshTab(t, viewW, viewH, 1, 3*time.Minute)
+	defer other.close()
+	if err := chromedp.Do(other.ctx, chromedp.Navigate(link)); err != nil {
+		t.Fatal(err)
+	}
+	other.waitJS(`window.kvscope && (s => (s.notices || []).some(n => n.includes("pasted in another browser")) && s.model.loaded && s.text)(JSON.parse(window.kvscope.state()))`, 2*time.Minute)
+	if got := other.state().Text.Full; strings.Contains(got, "committee") {
+		t.Errorf("another browser ran the document it cannot have: %.80q", got)
+	}
+}
