@@ -111,6 +111,7 @@ func (a *app) initDOM() {
 		a.post(func() { a.setField("seed", v) })
 	})
 	a.on(byID("share"), "click", func(js.Value, []js.Value) { a.post(a.share) })
+	a.on(byID("present"), "click", func(js.Value, []js.Value) { a.post(func() { a.setField("present", boolStr(!a.st.Present)) }) })
 	// The guided lessons: the header's button, the card's buttons, and an
 	// offer on a first visit to a plain page (remembered in localStorage).
 	lessonBtn := func(id string, step func() int) {
@@ -244,6 +245,12 @@ func (a *app) reflect() {
 	byID("layer").Set("max", a.layers()-1)
 	byID("mlayer").Set("max", a.layers()-1)
 	a.reflectMode()
+	if a.st.Present != a.pg.presenting {
+		a.pg.presenting = a.st.Present
+		document.Get("documentElement").Get("classList").Call("toggle", "present", a.st.Present)
+		byID("present").Set("textContent", map[bool]string{true: "Leave presentation", false: "Present"}[a.st.Present])
+		a.layoutDirty = true
+	}
 	cmp := 0
 	if a.showB() {
 		cmp = 1
@@ -332,7 +339,8 @@ func (a *app) share() {
 	a.addNotices(view.Notice{Msg: "Link copied: it reproduces every setting, the seed and the step."})
 }
 
-// onKey: Space plays or pauses, ←/→ step, R resets, wherever the focus
+// onKey: Space plays or pauses, ←/→ step, R resets, P enters or leaves
+// presentation mode (Esc leaves it), wherever the focus
 // is except where the key types or moves a value: text and number fields,
 // menus, and a slider's arrows. A button that keeps the focus after a click
 // does not swallow Space (it would press the button again).
@@ -360,8 +368,23 @@ func (a *app) onKey(_ js.Value, args []js.Value) {
 		a.post(a.stepBack)
 	case "r", "R":
 		a.post(a.reset)
+	case "p", "P":
+		a.post(func() { a.setField("present", boolStr(!a.st.Present)) })
+	case "Escape":
+		if !a.st.Present {
+			return
+		}
+		a.post(func() { a.setField("present", "0") })
 	default:
 		return
 	}
 	ev.Call("preventDefault")
+}
+
+// boolStr is a boolean as a link writes it.
+func boolStr(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }

@@ -66,6 +66,7 @@ type page struct {
 	textsKey             string
 	texts                textPanel
 	tv                   textPane
+	presenting           bool // the page shows presentation mode
 	pics                 pictures
 	budgetGrid, sinkGrid cellGrid   // the head grids beside the memory bars (writeHeads)
 	headCells            []gridCell // their cells, reused

@@ -103,7 +103,7 @@ func (a *app) layOutEmbed() {
 		nodes := document.Call("querySelectorAll", `[data-key="`+k+`"]`)
 		moved := false
 		for i := 0; i < nodes.Length(); i++ {
-			row := nodes.Index(i).Call("closest", ".ctl, label.row, label.inline")
+			row := nodes.Index(i).Call("closest", ".ctl, label.row, label.inline, label.stack")
 			if row.Truthy() && !row.Get("parentElement").Equal(bar) {
 				bar.Call("appendChild", row)
 			}
@@ -138,6 +138,17 @@ func (a *app) embedMessage(origin, data string, seq int) {
 	}
 	switch m.Type {
 	case view.MsgSet:
+		// A value the page cannot use is an error, not a silent no-op;
+		// one out of range is clamped, as a link's is, and answered.
+		probe := a.st
+		key := m.Key
+		if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 && a.showB() {
+			key = "b." + key
+		}
+		if ns := view.Set(&probe, key, m.Value); len(ns) > 0 && view.Get(&probe, key) == view.Get(&a.st, key) && view.Get(&probe, key) != m.Value {
+			a.embedReply(seq, view.Figures{Kvscope: 1, Type: view.AnsError, ID: m.ID, Error: "view: " + ns[0].String()})
+			return
+		}
 		a.setField(m.Key, m.Value)
 	case view.MsgPlay, view.MsgPause:
 		if a.st.Playing != (m.Type == view.MsgPlay) {
@@ -159,7 +170,9 @@ func (a *app) embedTick() {
 	if !a.ready {
 		return
 	}
-	if a.st.Embed && !e.ready {
+	if a.st.Embed && !e.ready && (!a.st.ModelMode() || a.mdl.m != nil && a.active() > 0 && a.sides[0].snap != nil && a.pos() > 0 && !a.replaying()) {
+		// Ready once there is something to drive: in real-model mode, a
+		// model loaded and decoding (and again after a model change).
 		e.ready = true
 		ps := a.pageState()
 		target := a.st.Origin
@@ -179,10 +192,10 @@ func (a *app) embedTick() {
 		}
 		e.asks = e.asks[:0]
 	}
-	if !a.st.Embed {
+	if !a.st.Embed && !a.st.Present {
 		return
 	}
-	if e.noticeV != a.noticeV {
+	if a.st.Embed && e.noticeV != a.noticeV {
 		// The embedded view has no room for the notices panel: whoever
 		// writes the link reads them in the console.
 		e.noticeV = a.noticeV
@@ -190,11 +203,25 @@ func (a *app) embedTick() {
 			window.Get("console").Call("warn", "kvscope: "+n.String())
 		}
 	}
+	if !a.st.Embed {
+		e.writeFoot(a)
+		return
+	}
 	if h := float64(max(a.kvHeads(), 1)) * view.MaxRow; h != e.mapMax {
 		e.mapMax = h // rows no taller than the full page's; the rest of the frame stays below
 		document.Get("documentElement").Get("style").Call("setProperty", "--embed-map-max", strconv.Itoa(int(h))+"px")
 		a.layoutDirty = true
 	}
+	e.writeFoot(a)
+	if h := window.Get("location").Get("hash").String(); h != e.hash && e.open.Truthy() {
+		e.hash = h
+		e.open.Set("href", pageAddress()+"#"+view.WithoutEmbed(h))
+	}
+}
+
+// writeFoot keeps the line under the map current: the memory and the main
+// fidelity figure, in the embedded view and in presentation mode.
+func (e *embedState) writeFoot(a *app) {
 	if e.footV == a.version && a.frames%30 != 0 {
 		return
 	}
@@ -207,10 +234,6 @@ func (a *app) embedTick() {
 	if h := e.foot.el.Get("offsetHeight").Float(); h != e.footH {
 		e.footH = h // a line more or less moves the map: place the canvas again
 		a.layoutDirty = true
-	}
-	if h := window.Get("location").Get("hash").String(); h != e.hash && e.open.Truthy() {
-		e.hash = h
-		e.open.Set("href", pageAddress()+"#"+view.WithoutEmbed(h))
 	}
 }
 
@@ -277,7 +300,9 @@ func (a *app) embedControls() []string {
 // embedCode returns the <iframe> snippet that embeds the page as it is.
 func (a *app) embedCode() string {
 	a.writeURL()
-	src := pageAddress() + "#" + view.WithEmbed(window.Get("location").Get("hash").String(), a.embedControls(), "")
+	// The host page's origin is the teacher's to fill in: the example
+	// stands in its place, as in the README.
+	src := pageAddress() + "#" + view.WithEmbed(window.Get("location").Get("hash").String(), a.embedControls(), view.EmbedOriginExample)
 	return view.EmbedSnippet(src, "kvscope: "+view.ConfigName(a.engConfig(0)), view.EmbedWidth, view.EmbedHeight)
 }
 

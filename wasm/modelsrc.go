@@ -325,6 +325,7 @@ func (a *app) finishModel(m *model.Model, c *modelConversion) {
 	b, hexSum := c.b, c.sum
 	name := c.d.displayName()
 	a.mdl.m, a.mdl.err, a.mdl.raw = m, "", b
+	a.emb.ready = false // an embed says ready again, with this model
 	a.mdl.name, a.mdl.size, a.mdl.sha256 = name, len(b), hexSum
 	a.mdl.src, a.mdl.dropped, a.mdl.failed = c.d.src, c.d.dropped, nil
 	a.mdl.known = view.IsKnownModel(hexSum)

@@ -206,6 +206,11 @@ func WithEmbed(link string, controls []string, origin string) string {
 	return out
 }
 
+// EmbedOriginExample is the host origin a copied embed code carries for
+// the teacher to replace with their course page's: the embedded view obeys
+// messages only from its own origin and the one its link names.
+const EmbedOriginExample = "https://course.example"
+
 // Default size of an embedded view's <iframe>, CSS px: 16:9, the size of
 // a slide's figure.
 const (

@@ -178,6 +178,7 @@ var fieldTable = []Field{
 
 	// An embedded view (an <iframe> in another page, see embed.go).
 	{Key: KeyEmbed, Label: "Embedded view", Kind: Bool, LinkOnly: true, Omit: true, b: func(s *State, _ *sim.Config) *bool { return &s.Embed }},
+	{Key: "present", Label: "Presentation mode", Kind: Bool, LinkOnly: true, Omit: true, b: func(s *State, _ *sim.Config) *bool { return &s.Present }},
 	{Key: KeyControls, Label: "Controls the embedded view shows", Kind: Names, LinkOnly: true, Omit: true, s: func(s *State, _ *sim.Config) *string { return &s.Controls }},
 	{Key: KeyOrigin, Label: "Host page that may drive the embedded view", Kind: Origin, LinkOnly: true, Omit: true, s: func(s *State, _ *sim.Config) *string { return &s.Origin }},
 }

@@ -47,7 +47,10 @@ type State struct {
 	Source string
 
 	// An embedded view (an <iframe> in another page; see EmbedControls).
-	Embed    bool   // show the reduced view
+	Embed bool // show the reduced view
+	// Present is the presentation mode for a lecture hall: large type,
+	// the side panels hidden, the map, the memory line and the texts large.
+	Present  bool
 	Controls string // the controls it shows: keys of EmbedControls, comma-separated
 	Origin   string // a host page's origin whose messages it obeys (NormalizeOrigin); "" for its own only
 }

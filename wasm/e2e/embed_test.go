@@ -286,6 +286,13 @@ func TestEmbedHostDrivesByPostMessage(t *testing.T) {
 	if tb.eval(`String(window.msgs.filter((m) => m.id === 4).length)`) != "1" {
 		t.Error("one message, not one answer")
 	}
+	f = ask(6, `{type: "set", key: "recent", value: "abc"}`)
+	if f.Type != view.AnsError || !strings.Contains(f.Error, "recent") {
+		t.Errorf("a value the page cannot use: %+v", f)
+	}
+	if f = ask(7, `{type: "get"}`); f.Settings["recent"] != "16" {
+		t.Errorf("after a refused value: recent %s", f.Settings["recent"])
+	}
 
 	// The third origin's messages change nothing.
 	tb.do(fmt.Sprintf(`document.getElementById("evil").contentWindow.postMessage("attack", %q)`, evil.URL))
@@ -309,4 +316,32 @@ func TestEmbedHostDrivesByPostMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb.waitJS(`document.activeElement && document.activeElement.id === "kv"`, 5*time.Second)
+}
+
+// In real-model mode an embed says ready only once its model is loaded
+// and decoding: the ready message already carries the run's figures.
+func TestEmbedModelReady(t *testing.T) {
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	var hostURL string
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, hostPage, serverURL, "embed=1&mode=model&play=0&mtokens=40&origin="+hostURL, serverURL)
+	}))
+	defer host.Close()
+	hostURL = host.URL
+	tb := freshTab(t, 1000, 700, 1, 90*time.Second)
+	if err := chromedp.Do(tb.ctx, chromedp.Navigate(host.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitJS(`window.msgs && window.msgs.some((m) => m.type === "ready")`, 60*time.Second)
+	var ready view.Figures
+	json.Unmarshal([]byte(tb.eval(`JSON.stringify(window.msgs.find((m) => m.type === "ready"))`)), &ready)
+	if ready.Mode != view.ModeModel || ready.Memory.Stored <= 0 || ready.Step <= 0 {
+		t.Errorf("ready before the model decodes: %+v", ready)
+	}
+	if n := tb.eval(`String(window.msgs.filter((m) => m.type === "ready").length)`); n != "1" {
+		t.Errorf("%s ready messages for one model", n)
+	}
 }

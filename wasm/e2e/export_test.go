@@ -225,7 +225,7 @@ func TestExports(t *testing.T) {
 	if code != tb.eval(`window.kvscope.embedCode()`) {
 		t.Errorf("copied %q, embedCode %q", code, tb.eval(`window.kvscope.embedCode()`))
 	}
-	for _, want := range []string{`<iframe src="` + serverURL + `/#`, `width="640" height="360"`, `title="kvscope: StreamingLLM`, `loading="lazy"`, `embed=1&amp;controls=play,sink,recent`} {
+	for _, want := range []string{`<iframe src="` + serverURL + `/#`, `width="640" height="360"`, `title="kvscope: StreamingLLM`, `loading="lazy"`, `embed=1&amp;controls=play,sink,recent`, `origin=https%3A%2F%2Fcourse.example`} {
 		if !strings.Contains(code, want) {
 			t.Errorf("embed code %s lacks %s", code, want)
 		}
