@@ -69,6 +69,15 @@ func DefaultConfig() Config {
 	}
 }
 
+// StoreAs makes c store kept tokens as o does: bits, granularity and
+// group, FP16 residual, rank, rotation, quantizer, FP16 outliers and
+// sinks, and the sketch seed. The stream, the policy and its budgets stay
+// c's. A comparison that changes one thing at a time starts here.
+func (c *Config) StoreAs(o Config) {
+	c.Bits, c.Granularity, c.GroupSize, c.Residual, c.Rank = o.Bits, o.Granularity, o.GroupSize, o.Residual, o.Rank
+	c.Rotate, c.Quant, c.OutliersFP16, c.SinkFP16, c.SketchSeed = o.Rotate, o.Quant, o.OutliersFP16, o.SinkFP16, o.SketchSeed
+}
+
 // Presets are named configurations the page offers, each applied on top of
 // the current configuration (stream settings stay).
 var Presets = []Preset{

@@ -89,3 +89,23 @@ func FuzzConfig(f *testing.F) {
 		}
 	})
 }
+
+// StoreAs copies the storage and nothing else: the two configurations
+// then store alike, and the stream and policy stay.
+func TestStoreAs(t *testing.T) {
+	a := DefaultConfig()
+	a.Bits, a.Granularity, a.GroupSize, a.Residual, a.Rank = 4, "group", 16, 8, 2
+	a.Rotate, a.Quant, a.OutliersFP16, a.SinkFP16, a.SketchSeed = "hadamard", "uniform", 0.01, 4, 9
+	b := DefaultConfig()
+	b.Policy, b.Sink, b.Recent, b.Seed, b.Tokens = "streaming", 2, 40, 7, 300
+	want := b
+	b.StoreAs(a)
+	got := b
+	got.StoreAs(want) // back: the rest never moved
+	if got != want {
+		t.Errorf("StoreAs moved more than the storage: %+v, want %+v", got, want)
+	}
+	if b.Bits != 4 || b.Rotate != "hadamard" || b.SketchSeed != 9 || b.Policy != "streaming" || b.Seed != 7 || b.Recent != 40 {
+		t.Errorf("after StoreAs: %+v", b)
+	}
+}

@@ -90,7 +90,9 @@ func DefaultState() State {
 		Text:     DefaultPrompt,
 		MaxTok:   DefaultModelTokens,
 	}
+	// B compares like for like: another policy at A's budget and storage.
 	ApplyPreset(&s.B, "streaming")
+	s.B.StoreAs(s.A)
 	Normalize(&s)
 	return s
 }
