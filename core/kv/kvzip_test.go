@@ -9,22 +9,7 @@ import (
 )
 
 // zipLayer is a KVzip layer that has read a prompt of n tokens.
-func zipLayer(t *testing.T, cfg Config, n int) (*Layer, *stream) {
-	t.Helper()
-	l, err := NewLayer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newStream(cfg.Seed+3, cfg.Heads, cfg.KVHeads, cfg.Dim)
-	out := make([]float32, cfg.Heads*cfg.Dim)
-	for pos := range n {
-		s.next()
-		if err := l.Step(pos, s.q, s.k, s.v, out); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return l, s
-}
+func zipLayer(t *testing.T, cfg Config, n int) (*Layer, *stream) { return runPolicy(t, cfg, n) }
 
 // Scores from a reconstruction pass decide what stays: the layer keeps
 // its KVHeads·Heavy best-scored prompt tokens beyond the sinks, whichever

@@ -91,55 +91,51 @@ func storyParagraph(i int) string {
 		a, places[(i*5)%len(places)], b, things[(i*7+2)%len(things)], doings[(i*3)%len(doings)], a, moods[(i*5+3)%len(moods)], b)
 }
 
-func shortStory() BuiltinDoc {
+// planted returns head and then n lines line(0)…line(n−1), with fact
+// planted at line at: before it, or instead of it with replace.
+func planted(head string, n, at int, fact string, replace bool, line func(i int) string) string {
 	var b strings.Builder
-	for i := range 5 {
-		if i == 2 {
-			b.WriteString("Mom told Lily that the cookies were hidden in the yellow box under the bed.\n")
+	b.WriteString(head)
+	for i := range n {
+		if i == at {
+			b.WriteString(fact)
+			if replace {
+				continue
+			}
 		}
-		b.WriteString(storyParagraph(i))
+		b.WriteString(line(i))
 	}
-	return BuiltinDoc{Key: "short-story", Title: "A short story (fits stories260K)", Text: b.String(),
+	return b.String()
+}
+
+func shortStory() BuiltinDoc {
+	return BuiltinDoc{Key: "short-story", Title: "A short story (fits stories260K)",
+		Text:     planted("", 5, 2, "Mom told Lily that the cookies were hidden in the yellow box under the bed.\n", false, storyParagraph),
 		Question: "Where were the cookies hidden?", Answer: "in the yellow box under the bed"}
 }
 
 func longStory() BuiltinDoc {
-	var b strings.Builder
-	for i := range 90 {
-		if i == 45 {
-			b.WriteString("Grandpa whispered that the key to the blue shed was under the third flower pot by the gate.\n")
-		}
-		b.WriteString(storyParagraph(i))
-	}
-	return BuiltinDoc{Key: "long-story", Title: "A long story with a key hidden in it", Text: b.String(),
+	return BuiltinDoc{Key: "long-story", Title: "A long story with a key hidden in it",
+		Text:     planted("", 90, 45, "Grandpa whispered that the key to the blue shed was under the third flower pot by the gate.\n", false, storyParagraph),
 		Question: "Where was the key to the blue shed?", Answer: "under the third flower pot by the gate"}
 }
 
 func meetingRecord() BuiltinDoc {
-	var b strings.Builder
-	b.WriteString("Minutes of the staff meeting.\n")
-	for i := range 80 {
-		if i == 40 {
-			b.WriteString("Item 41. The chair announced that the next board meeting will be held in room 714 on Thursday.\n")
-			continue
-		}
-		fmt.Fprintf(&b, "Item %d. %s reported on %s: the cost is now %d euros, and a decision is due in week %d.\n",
+	item := func(i int) string {
+		return fmt.Sprintf("Item %d. %s reported on %s: the cost is now %d euros, and a decision is due in week %d.\n",
 			i+1, members[(i*3)%len(members)], topics[(i*5+1)%len(topics)], 120+(i*37)%900, 2+(i*7)%48)
 	}
-	return BuiltinDoc{Key: "meeting", Title: "A meeting record", Text: b.String(),
+	return BuiltinDoc{Key: "meeting", Title: "A meeting record",
+		Text:     planted("Minutes of the staff meeting.\n", 80, 40, "Item 41. The chair announced that the next board meeting will be held in room 714 on Thursday.\n", true, item),
 		Question: "In which room will the next board meeting be held?", Answer: "714"}
 }
 
 func factList() BuiltinDoc {
-	var b strings.Builder
-	for i := range 110 {
-		if i == 55 {
-			b.WriteString("Fact 56: The pass key is 48213. Remember it.\n")
-			continue
-		}
-		fmt.Fprintf(&b, "Fact %d: The river %s %d is %d kilometres long and has %d bridges.\n",
+	fact := func(i int) string {
+		return fmt.Sprintf("Fact %d: The river %s %d is %d kilometres long and has %d bridges.\n",
 			i+1, rivers[i%len(rivers)], i/len(rivers)+1, 40+(i*53)%700, 1+(i*11)%30)
 	}
-	return BuiltinDoc{Key: "facts", Title: "A list of facts with a pass key", Text: b.String(),
+	return BuiltinDoc{Key: "facts", Title: "A list of facts with a pass key",
+		Text:     planted("", 110, 55, "Fact 56: The pass key is 48213. Remember it.\n", true, fact),
 		Question: "What is the pass key?", Answer: "48213"}
 }
