@@ -38,7 +38,7 @@ type embedState struct {
 	mapMax  float64    // the tallest the map gets: rows of view.MaxRow
 	foot    *text
 	open    js.Value // the "open in kvscope" link
-	copyBtn js.Value // the full page's "Copy embed code"
+	copyBtn js.Value // the full page's "Embed" (copies the embed code)
 	copyTxt string
 	hash    string // the link last written into the open link
 	noticeV int    // notices written to the console

@@ -10,7 +10,7 @@ import (
 // MaxLinkText is the longest prompt a link carries as text: a longer one
 // that is not a built-in document is kept in the browser it was pasted in
 // and the link names it (LocalDocID), as models are kept.
-const MaxLinkText = 2000
+const MaxLinkText = 800
 
 // localPrefix starts the name of a document kept in the browser.
 const localPrefix = "local-"

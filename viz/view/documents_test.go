@@ -40,7 +40,7 @@ func TestDocuments(t *testing.T) {
 	}
 	st := DefaultState()
 	st.Text = Documents[0].Text + " and more"
-	if strings.Contains(Encode(&st), "doc=") {
+	if strings.Contains(Encode(&st), "doc="+Documents[0].Key) {
 		t.Error("an edited document is still written as its name")
 	}
 }

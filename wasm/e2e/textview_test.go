@@ -307,10 +307,13 @@ func TestLocalDocumentLink(t *testing.T) {
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
-	src := serveFile(t, shapeFile(t, smolShape(2)))
-	tb := playShape(t, serverURL, "play=1&speed=240&mtokens=48&", src, 3*time.Minute)
+	tb := freshTab(t, viewW, viewH, 1, 3*time.Minute)
 	defer tb.close()
-	doc := strings.Repeat("The committee met in room 714 and agreed. ", 50) // 2,100 bytes: over view.MaxLinkText
+	if err := chromedp.Do(tb.ctx, chromedp.Navigate(serverURL+"/#mode=model&play=1&speed=240&mtokens=48")); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitJS(`window.kvscope && (s => s.model.loaded && s.runPrompt > 0)(JSON.parse(window.kvscope.state()))`, time.Minute)
+	doc := strings.Repeat("The dog met a cat in the park. ", 28) // 868 bytes: over view.MaxLinkText, inside stories260K's context
 	if err := chromedp.Do(tb.ctx, chromedp.Focus(chromedp.ID("text"))); err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +324,7 @@ func TestLocalDocumentLink(t *testing.T) {
 	if err := chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
 		t.Fatal(err)
 	}
-	tb.waitJS(`(s => s.url.includes("doc=local-") && s.step >= s.runPrompt && s.runPrompt > 64)(JSON.parse(window.kvscope.state()))`, 2*time.Minute)
+	tb.waitJS(`(s => s.url.includes("doc=local-") && s.step >= s.runPrompt && s.runPrompt > 64)(JSON.parse(window.kvscope.state()))`, time.Minute)
 	st := tb.state()
 	id := view.LocalDocID(st.Text.Full[:len(doc)])
 	if !strings.Contains(st.URL, "doc="+id) || strings.Contains(st.URL, "text=") {
@@ -330,16 +333,15 @@ func TestLocalDocumentLink(t *testing.T) {
 	link := serverURL + "/#" + strings.Replace(st.URL, "play=1", "play=0", 1)
 
 	// The same browser, the page loaded afresh: the document is back.
-	if err := chromedp.Do(tb.ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(link)); err != nil {
+	if err := chromedp.Do(tb.ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(link), chromedp.WaitReady(chromedp.ID("app"))); err != nil {
 		t.Fatal(err)
 	}
-	tb.waitJS(`window.kvscope && (s => s.model.loaded && s.text && s.text.full.length > 1000)(JSON.parse(window.kvscope.state()))`, 2*time.Minute)
+	tb.waitJS(`window.kvscope && (s => s.model.loaded && s.text && s.text.full.length > 800)(JSON.parse(window.kvscope.state()))`, time.Minute)
 	if got := tb.state().Text.Full; !strings.HasPrefix(got, doc[:200]) {
 		t.Errorf("the same browser opened another text: %.80q", got)
 	}
 
-	// Another browser has not got it: a notice, and the prompt it has
-	// (stories260K's, as the name is all the page needs to look up).
+	// Another browser has not got it: a notice, and the prompt it has.
 	other := open(t, "mode=model&play=0&doc="+id)
 	defer other.close()
 	other.waitJS(`(s => (s.notices || []).some(n => n.includes("pasted in another browser")) && s.model.loaded && s.text)(JSON.parse(window.kvscope.state()))`, time.Minute)
