@@ -383,11 +383,18 @@ func (a *app) stepAll() bool {
 	return ok
 }
 
+// editKey is a control's key as it applies to the side being edited: a
+// per-side setting of side B takes the "b." prefix.
+func (a *app) editKey(key string) string {
+	if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 && a.showB() {
+		return "b." + key
+	}
+	return key
+}
+
 // setField applies one control or link setting to the side being edited.
 func (a *app) setField(key, value string) {
-	if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 && a.showB() {
-		key = "b." + key
-	}
+	key = a.editKey(key)
 	next := a.st
 	a.addNotices(view.Set(&next, key, value)...)
 	a.apply(next, a.cur())

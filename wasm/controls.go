@@ -191,10 +191,7 @@ func (a *app) initDOM() {
 // reflect writes the applied state into every control.
 func (a *app) reflect() {
 	for _, c := range a.pg.controls {
-		key := c.key
-		if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 && a.showB() {
-			key = "b." + key
-		}
+		key := a.editKey(c.key)
 		v := view.Get(&a.st, key)
 		switch c.kind {
 		case "checkbox":

@@ -141,10 +141,7 @@ func (a *app) embedMessage(origin, data string, seq int) {
 		// A value the page cannot use is an error, not a silent no-op;
 		// one out of range is clamped, as a link's is, and answered.
 		probe := a.st
-		key := m.Key
-		if f, _, ok := view.Lookup(key); ok && f.PerSide && a.edit == 1 && a.showB() {
-			key = "b." + key
-		}
+		key := a.editKey(m.Key)
 		if ns := view.Set(&probe, key, m.Value); len(ns) > 0 && view.Get(&probe, key) == view.Get(&a.st, key) && view.Get(&probe, key) != m.Value {
 			a.embedReply(seq, view.Figures{Kvscope: 1, Type: view.AnsError, ID: m.ID, Error: "view: " + ns[0].String()})
 			return

@@ -80,11 +80,16 @@ func (a *app) textHover() (head, pos int, ok bool) {
 	if tp.hover < 0 || s == nil || tp.hover >= s.Step {
 		return 0, 0, false
 	}
-	h := a.st.TextHead
+	return textHead(a.st.TextHead, s), tp.hover, true
+}
+
+// textHead is the head setting the text view colours s by: the KV head
+// asked for, or the share of heads when the layer has no such head.
+func textHead(h int, s *sim.Snapshot) int {
 	if h >= s.Heads {
-		h = view.AllHeads
+		return view.AllHeads
 	}
-	return h, tp.hover, true
+	return h
 }
 
 // writeTextView brings the text view to side A's snapshot: new positions
@@ -97,7 +102,6 @@ func (a *app) writeTextView() {
 	}
 	sd := &a.sides[0]
 	s := sd.snap
-	head := a.st.TextHead
 	if s == nil {
 		if tp.n > 0 {
 			tp.el.Set("innerHTML", "")
@@ -106,9 +110,7 @@ func (a *app) writeTextView() {
 		}
 		return
 	}
-	if s.Heads > 0 && head >= s.Heads {
-		head = view.AllHeads
-	}
+	head := textHead(a.st.TextHead, s)
 	if tp.run != sd.eng || tp.layer != s.Layer || tp.th != head || tp.n > s.Step {
 		tp.el.Set("innerHTML", "")
 		tp.n, tp.run, tp.layer, tp.th, tp.hl = 0, sd.eng, s.Layer, head, -1
